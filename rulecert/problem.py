@@ -1,0 +1,220 @@
+"""RuleProblem: the solver-agnostic instance every learner takes.
+
+It holds the packed capture matrix (antecedents x samples, uint64 words), the 0/1 labels, the
+optional sample weights and the antecedent definitions (names and, when known, literals).
+Everything is validated once, here, before any solver runs.
+"""
+from __future__ import annotations
+
+import functools
+import warnings
+from typing import Sequence
+
+import numpy as np
+
+from . import bits
+from .rules import Antecedent
+
+
+def _as_binary_labels(y, n_expected: int | None = None) -> np.ndarray:
+    y = np.asarray(y)
+    if y.ndim != 1:
+        raise ValueError(f"labels must be one-dimensional, got shape {y.shape}")
+    if n_expected is not None and y.shape[0] != n_expected:
+        raise ValueError(f"labels have {y.shape[0]} entries but the data has {n_expected} samples")
+    if y.dtype.kind == "f" and np.isnan(y).any():
+        raise ValueError(f"labels contain NaN (first at index {int(np.flatnonzero(np.isnan(y))[0])})")
+    if y.dtype.kind in "biuf":
+        bad = ~np.isin(y, (0, 1))
+        if bad.any():
+            i = int(np.flatnonzero(bad)[0])
+            raise ValueError(f"labels must be 0/1; found {y[i]!r} at index {i}")
+        return y.astype(np.int8)
+    raise ValueError(f"labels must be 0/1 numbers, got dtype {y.dtype}")
+
+
+def check_binary_matrix(X, what: str = "X") -> np.ndarray:
+    """Return ``X`` as a boolean array after checking it holds only 0/1 (no NaN)."""
+    X = np.asarray(X)
+    if X.ndim != 2:
+        raise ValueError(f"{what} must be two-dimensional, got shape {X.shape}")
+    if X.dtype == np.bool_:
+        return X
+    if X.dtype.kind not in "biuf":
+        raise ValueError(f"{what} must hold binary 0/1 values, got dtype {X.dtype}; "
+                         "use rulecert.mining.FeatureBinarizer for raw features")
+    if X.dtype.kind == "f" and np.isnan(X).any():
+        r, c = np.argwhere(np.isnan(X))[0]
+        raise ValueError(f"{what} contains NaN (row {r}, column {c}); binarize missing values "
+                         "explicitly with rulecert.mining.FeatureBinarizer")
+    bad = ~np.isin(X, (0, 1))
+    if bad.any():
+        r, c = np.argwhere(bad)[0]
+        raise ValueError(f"{what} must hold binary 0/1 values; found {X[r, c]!r} at row {r}, "
+                         f"column {c}; use rulecert.mining.FeatureBinarizer for raw features")
+    return X.astype(bool)
+
+
+class RuleProblem:
+    """Packed antecedent capture matrix + labels (+ weights) + antecedent definitions.
+
+    Parameters
+    ----------
+    captures : uint64 array (M, ceil(n/64))
+        Packed capture vectors, one row per antecedent (see :mod:`rulecert.bits`).
+    y : array (n,)
+        0/1 labels.
+    antecedents : sequence of Antecedent or str
+        Definitions (or just names) of the M antecedents.
+    sample_weight : array (n,), optional
+        Non-negative finite weights.
+    feature_names : sequence of str, optional
+        Names of the binary feature columns the literals refer to.
+
+    The number of samples is taken from ``y``.
+    """
+
+    def __init__(self, captures: np.ndarray, y, antecedents: Sequence[Antecedent | str],
+                 sample_weight=None, feature_names: Sequence[str] | None = None):
+        y = _as_binary_labels(y)
+        n = int(y.shape[0])
+        if n == 0:
+            raise ValueError("the problem has no samples")
+        W = bits.n_words(n)
+        captures = np.asarray(captures)
+        if captures.ndim != 2 or captures.shape[1] != W or captures.dtype != np.uint64:
+            raise ValueError(f"captures must be a uint64 array of shape (M, {W}) for {n} samples, "
+                             f"got {captures.dtype} {captures.shape}")
+        pad = np.bitwise_and(captures, np.bitwise_not(bits.ones(n))[None, :])
+        if pad.any():
+            raise ValueError("captures have bits set past the last sample (padding must be zero)")
+        ants = [a if isinstance(a, Antecedent) else Antecedent(str(a)) for a in antecedents]
+        if len(ants) != captures.shape[0]:
+            raise ValueError(f"{captures.shape[0]} capture rows but {len(ants)} antecedents")
+        if sample_weight is not None:
+            w = np.asarray(sample_weight, dtype=float)
+            if w.shape != (n,):
+                raise ValueError(f"sample_weight has shape {w.shape}, expected ({n},)")
+            if not np.isfinite(w).all() or (w < 0).any():
+                raise ValueError("sample_weight must be finite and non-negative")
+            if w.sum() <= 0:
+                raise ValueError("sample_weight sums to zero")
+            sample_weight = w
+        self.captures = np.ascontiguousarray(captures)
+        self.y = y
+        self.antecedents = ants
+        self.sample_weight = sample_weight
+        self.feature_names = list(feature_names) if feature_names is not None else None
+        self.n_samples = n
+        self.labels = bits.pack(y.astype(bool))
+        self.all = bits.ones(n)
+
+    # ---- constructors -----------------------------------------------------------------
+    @classmethod
+    def from_matrix(cls, A, y, antecedents: Sequence[Antecedent | str] | None = None,
+                    sample_weight=None, feature_names=None) -> "RuleProblem":
+        """Build from a boolean capture matrix ``A`` (n samples x M antecedents)."""
+        A = check_binary_matrix(A, "antecedent matrix")
+        y = _as_binary_labels(y, A.shape[0])
+        if antecedents is None:
+            antecedents = [f"a{j}" for j in range(A.shape[1])]
+        W = bits.n_words(A.shape[0])
+        packed = bits.pack(A.T) if A.shape[1] else np.zeros((0, W), dtype=np.uint64)
+        return cls(packed, y, antecedents, sample_weight, feature_names)
+
+    # ---- basic facts ------------------------------------------------------------------
+    @property
+    def n_antecedents(self) -> int:
+        return self.captures.shape[0]
+
+    @property
+    def n_words(self) -> int:
+        return self.captures.shape[1]
+
+    @property
+    def antecedent_names(self) -> list[str]:
+        return [a.name for a in self.antecedents]
+
+    @property
+    def weighted(self) -> bool:
+        return self.sample_weight is not None
+
+    @property
+    def n_positive(self) -> int:
+        return int(self.y.sum())
+
+    def check_two_classes(self) -> None:
+        """Raise ``ValueError`` unless both labels occur (shared bad-input check)."""
+        pos = self.n_positive
+        if pos == 0 or pos == self.n_samples:
+            raise ValueError(f"the labels contain one class only ({int(self.y[0])}); "
+                             "a classifier needs both 0 and 1")
+
+    def check_regularization(self, c: float, name: str = "c") -> float:
+        """Validate a per-rule penalty in [0, 1); warn when it is below 1/n."""
+        try:
+            c = float(c)
+        except (TypeError, ValueError):
+            raise ValueError(f"{name} must be a number in [0, 1), got {c!r}") from None
+        if not np.isfinite(c) or c < 0 or c >= 1:
+            raise ValueError(f"{name} must be in [0, 1), got {c!r}")
+        if 0 < c < 1.0 / self.n_samples:
+            warnings.warn(f"{name}={c} is below 1/n={1.0 / self.n_samples:.3g}: a rule is cheaper "
+                          "than one mistake, so the search space is hardly pruned", stacklevel=3)
+        return c
+
+    def subset(self, antecedent_indices: Sequence[int]) -> "RuleProblem":
+        """The same samples with only the given antecedents."""
+        idx = list(antecedent_indices)
+        return RuleProblem(self.captures[idx] if idx else np.zeros((0, self.n_words), np.uint64),
+                           self.y, [self.antecedents[i] for i in idx], self.sample_weight,
+                           self.feature_names)
+
+    def dense(self) -> np.ndarray:
+        """Boolean capture matrix, n samples x M antecedents."""
+        return bits.unpack(self.captures, self.n_samples).T.reshape(self.n_samples, self.n_antecedents)
+
+    # ---- groups of identical capture patterns (equivalent points) -----------------------
+    @functools.cached_property
+    def groups(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """Samples with identical capture patterns.
+
+        Returns ``(patterns, inverse, pos, neg)``: ``patterns`` is a boolean matrix
+        (G x M) of the distinct patterns, ``inverse[i]`` the group of sample i, and ``pos`` /
+        ``neg`` the (weighted) positive and negative mass of each group.
+        """
+        D = self.dense()
+        if D.shape[1] == 0:
+            patterns = np.zeros((1, 0), dtype=bool)
+            inverse = np.zeros(self.n_samples, dtype=np.int64)
+        else:
+            patterns, inverse = np.unique(D, axis=0, return_inverse=True)
+            inverse = inverse.reshape(-1)
+        w = self.sample_weight if self.weighted else np.ones(self.n_samples)
+        G = patterns.shape[0]
+        pos = np.bincount(inverse, weights=w * (self.y == 1), minlength=G)
+        neg = np.bincount(inverse, weights=w * (self.y == 0), minlength=G)
+        if not self.weighted:
+            pos, neg = pos.round().astype(np.int64), neg.round().astype(np.int64)
+        return patterns, inverse, pos, neg
+
+    @functools.cached_property
+    def minority(self) -> np.ndarray:
+        """Packed indicator of equivalent-point minority samples (JMLR Theorem 20).
+
+        Within each group of samples with identical capture patterns, every rule list
+        classifies all members alike, so at least min(pos, neg) of them are misclassified.
+        The vector marks that many samples of the minority label per group (ties: label 0),
+        so ``popcount(uncaptured & minority)`` is the equivalent-points lower bound for any
+        uncaptured set that is a union of groups (which every prefix's is).
+        """
+        if self.weighted:
+            raise ValueError("the packed minority vector is defined for unweighted problems")
+        _, inverse, pos, neg = self.groups
+        minority_label = (pos < neg).astype(np.int8)  # label whose members are the minority
+        mark = self.y == minority_label[inverse]
+        return bits.pack(mark)
+
+    def __repr__(self) -> str:
+        return (f"RuleProblem(n_samples={self.n_samples}, n_antecedents={self.n_antecedents}, "
+                f"positives={self.n_positive}, weighted={self.weighted})")
