@@ -1,0 +1,98 @@
+"""Shared input handling for rulecert's scikit-learn classifiers.
+
+Every rule classifier takes a *binary* feature matrix (a 0/1 DataFrame or array, for
+example the output of :class:`rulecert.mining.FeatureBinarizer` in a Pipeline), or raw
+features when its ``binarizer`` parameter holds a transformer (cloned and fitted inside
+``fit``).  Labels may be any two classes; ``classes_[1]`` is the positive class (label 1
+of the underlying solvers).  Non-binary X without a binarizer, NaN, one class only and
+more than two classes raise ``ValueError`` before any solver runs.
+"""
+from __future__ import annotations
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin, clone
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
+
+from ..problem import check_binary_matrix
+
+
+class BinaryRuleClassifier(ClassifierMixin, BaseEstimator):
+    """Base class: binary-feature input, two-class labels, plain fitted data."""
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.classifier_tags.multi_class = False
+        tags.input_tags.allow_nan = self._binarizer_allows_nan()
+        return tags
+
+    def _binarizer_allows_nan(self) -> bool:
+        b = getattr(self, "binarizer", None)
+        return b is not None and getattr(b, "missing", "error") != "error"
+
+    # ---- X ------------------------------------------------------------------------------
+    def _binary_features(self, X, reset: bool):
+        """Validate X and return (bool matrix n x d, names of its binary columns)."""
+        binarizer = getattr(self, "binarizer", None)
+        if binarizer is None:
+            Xv = validate_data(self, X, reset=reset, dtype=None, ensure_all_finite=True)
+            Xb = check_binary_matrix(Xv, "X")
+            if reset:
+                names = (list(map(str, self.feature_names_in_)) if hasattr(self, "feature_names_in_")
+                         else [f"x{j}" for j in range(Xb.shape[1])])
+                self.binary_feature_names_ = names
+            return Xb, self.binary_feature_names_
+        is_frame = hasattr(X, "columns")
+        if is_frame:
+            validate_data(self, X, reset=reset, skip_check_array=True)
+            if X.ndim != 2:
+                raise ValueError("X must be two-dimensional")
+            Xv = X
+        else:
+            Xv = validate_data(self, X, reset=reset, dtype=None, ensure_all_finite="allow-nan")
+        if reset:
+            self.binarizer_ = clone(binarizer)
+            Xt = self.binarizer_.fit_transform(Xv)
+            self.binary_feature_names_ = list(map(str, self.binarizer_.get_feature_names_out()))
+        else:
+            Xt = self.binarizer_.transform(Xv)
+        return check_binary_matrix(np.asarray(Xt), "binarized X"), self.binary_feature_names_
+
+    # ---- y ------------------------------------------------------------------------------
+    def _encode_labels(self, y) -> np.ndarray:
+        y = np.asarray(y)
+        if y.ndim == 2 and y.shape[1] == 1:
+            y = y.ravel()
+        check_classification_targets(y)
+        classes = np.unique(y)
+        if classes.shape[0] == 1:
+            raise ValueError(f"y contains one class only ({classes[0]!r}); "
+                             f"{type(self).__name__} needs two classes")
+        if classes.shape[0] > 2:
+            raise ValueError(f"{type(self).__name__} handles binary classification only; "
+                             f"y has {classes.shape[0]} classes")
+        self.classes_ = classes
+        return (y == classes[1]).astype(np.int8)
+
+    def _prepare_fit(self, X, y, sample_weight=None):
+        """Validated (binary X, 0/1 y, sample_weight or None, binary feature names)."""
+        Xb, names = self._binary_features(X, reset=True)
+        y01 = self._encode_labels(y)
+        if y01.shape[0] != Xb.shape[0]:
+            raise ValueError(f"X has {Xb.shape[0]} samples but y has {y01.shape[0]}")
+        if sample_weight is not None:
+            sample_weight = _check_sample_weight(sample_weight, Xb)
+        return Xb, y01, sample_weight, names
+
+    def _prepare_predict(self, X) -> np.ndarray:
+        check_is_fitted(self)
+        Xb, _ = self._binary_features(X, reset=False)
+        return Xb
+
+    # ---- prediction from a 0/1 model --------------------------------------------------------
+    def _predict01(self, Xb) -> np.ndarray:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def predict(self, X):
+        Xb = self._prepare_predict(X)
+        return self.classes_[self._predict01(Xb)]
