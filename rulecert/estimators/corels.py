@@ -1,0 +1,102 @@
+"""CorelsClassifier: certifiably optimal rule lists as a scikit-learn classifier."""
+from __future__ import annotations
+
+from numbers import Integral, Real
+
+import numpy as np
+from sklearn.utils._param_validation import Interval, StrOptions
+
+from ._base import BinaryRuleClassifier
+
+POLICIES = ("bfs", "dfs", "lower_bound", "objective", "curiosity")
+
+
+class CorelsClassifier(BinaryRuleClassifier):
+    """Certifiably optimal rule list (Angelino et al., JMLR 2018).
+
+    X must be binary (a 0/1 DataFrame, e.g. after :class:`rulecert.mining.FeatureBinarizer` in a
+    Pipeline) unless ``binarizer`` is given.  Antecedents are mined from the binary columns:
+    all conjunctions of up to ``max_card`` literals (with their negations if ``negations``)
+    whose support lies in [min_support, 1 - min_support]; identical capture vectors are merged.
+
+    Parameters
+    ----------
+    c : float in [0, 1)
+        Penalty per rule (objective = mistakes / n + c * rules).
+    max_card, min_support, negations : antecedent mining settings.
+    policy : {"lower_bound", "bfs", "dfs", "objective", "curiosity"}
+    max_length : int or None
+        Longest prefix searched (None: unrestricted; the certificate says which case holds).
+    time_limit, node_limit, memory_limit_mb : limits; a limit-stopped fit keeps the incumbent
+        and reports its proven bound and gap in ``certificate_``.
+    binarizer : transformer or None
+        Fitted (cloned) inside ``fit`` to turn raw features into binary literals.
+
+    Attributes
+    ----------
+    rule_list_ : rulecert.RuleList
+    certificate_ : rulecert.Certificate
+    classes_ : array of the two classes (``classes_[1]`` is label 1 of the rule list)
+    """
+
+    _parameter_constraints = {
+        "c": [Interval(Real, 0, 1, closed="left")],
+        "max_card": [Interval(Integral, 1, None, closed="left")],
+        "min_support": [Interval(Real, 0, 0.5, closed="left")],
+        "negations": ["boolean"],
+        "policy": [StrOptions(set(POLICIES))],
+        "max_length": [None, Interval(Integral, 0, None, closed="left")],
+        "time_limit": [None, Interval(Real, 0, None, closed="neither")],
+        "node_limit": [None, Interval(Integral, 1, None, closed="left")],
+        "memory_limit_mb": [None, Interval(Real, 0, None, closed="neither")],
+        "binarizer": [None, "object"],
+    }
+
+    def __init__(self, c=0.01, *, max_card=2, min_support=0.01, negations=True,
+                 policy="lower_bound", max_length=None, time_limit=None, node_limit=None,
+                 memory_limit_mb=None, binarizer=None):
+        self.c = c
+        self.max_card = max_card
+        self.min_support = min_support
+        self.negations = negations
+        self.policy = policy
+        self.max_length = max_length
+        self.time_limit = time_limit
+        self.node_limit = node_limit
+        self.memory_limit_mb = memory_limit_mb
+        self.binarizer = binarizer
+
+    def fit(self, X, y):
+        from ..mining.antecedents import mine_antecedents
+        from ..rules import rule_list_from_prefix
+        from ..search.corels import corels
+
+        self._validate_params()
+        Xb, y01, _, names = self._prepare_fit(X, y)
+        aset = mine_antecedents(Xb, names, max_card=self.max_card, min_support=self.min_support,
+                                negations=self.negations)
+        problem = aset.to_problem(y01)
+        rule_list, cert = corels(problem, self.c, policy=self.policy, max_length=self.max_length,
+                                 time_limit=self.time_limit, node_limit=self.node_limit,
+                                 memory_limit_mb=self.memory_limit_mb)
+        if not rule_list.counts:
+            rule_list = rule_list_from_prefix(problem, rule_list.indices)
+        self.rule_list_ = rule_list
+        self.certificate_ = cert
+        self.n_antecedents_ = problem.n_antecedents
+        return self
+
+    def _predict01(self, Xb):
+        return self.rule_list_.predict(Xb)
+
+    def predict_proba(self, X):
+        """Empirical P(class) of the rule that classifies each sample (training frequencies)."""
+        Xb = self._prepare_predict(X)
+        rule = self.rule_list_.rule_index(self.rule_list_.captures_from_features(Xb))
+        p1 = self.rule_list_.rule_probabilities()[rule]
+        return np.column_stack([1.0 - p1, p1])
+
+    def __str__(self) -> str:
+        if not hasattr(self, "rule_list_"):
+            return repr(self)
+        return f"{self.rule_list_.to_text(probabilities=True)}\n\n{self.certificate_.summary()}"
