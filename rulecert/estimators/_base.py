@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
-from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
+from sklearn.utils.multiclass import check_classification_targets, type_of_target
+from sklearn.utils.validation import _check_sample_weight, check_is_fitted, column_or_1d, validate_data
 
 from ..problem import check_binary_matrix
 
@@ -49,7 +49,13 @@ class BinaryRuleClassifier(ClassifierMixin, BaseEstimator):
                 raise ValueError("X must be two-dimensional")
             Xv = X
         else:
-            Xv = validate_data(self, X, reset=reset, dtype=None, ensure_all_finite="allow-nan")
+            try:
+                Xv = validate_data(self, X, reset=reset, dtype="numeric", ensure_all_finite="allow-nan")
+            except ValueError:
+                if np.asarray(X).dtype.kind not in "OUS":
+                    raise
+                # string categories in an array: the binarizer one-hot encodes them
+                Xv = validate_data(self, X, reset=reset, dtype=None, ensure_all_finite="allow-nan")
         if reset:
             self.binarizer_ = clone(binarizer)
             Xt = self.binarizer_.fit_transform(Xv)
@@ -60,17 +66,18 @@ class BinaryRuleClassifier(ClassifierMixin, BaseEstimator):
 
     # ---- y ------------------------------------------------------------------------------
     def _encode_labels(self, y) -> np.ndarray:
-        y = np.asarray(y)
-        if y.ndim == 2 and y.shape[1] == 1:
-            y = y.ravel()
+        if y is None:
+            raise ValueError(f"{type(self).__name__} requires y to be passed, but the target y is None")
+        y = column_or_1d(y, warn=True)
         check_classification_targets(y)
         classes = np.unique(y)
         if classes.shape[0] == 1:
             raise ValueError(f"y contains one class only ({classes[0]!r}); "
                              f"{type(self).__name__} needs two classes")
-        if classes.shape[0] > 2:
-            raise ValueError(f"{type(self).__name__} handles binary classification only; "
-                             f"y has {classes.shape[0]} classes")
+        y_type = type_of_target(y, input_name="y", raise_unknown=True)
+        if y_type != "binary":
+            raise ValueError("Only binary classification is supported. The type of the target "
+                             f"is {y_type} ({classes.shape[0]} classes).")
         self.classes_ = classes
         return (y == classes[1]).astype(np.int8)
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 from numbers import Integral, Real
 
 import numpy as np
-from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 
 from ._base import BinaryRuleClassifier
 
@@ -49,7 +49,7 @@ class CorelsClassifier(BinaryRuleClassifier):
         "time_limit": [None, Interval(Real, 0, None, closed="neither")],
         "node_limit": [None, Interval(Integral, 1, None, closed="left")],
         "memory_limit_mb": [None, Interval(Real, 0, None, closed="neither")],
-        "binarizer": [None, "object"],
+        "binarizer": [None, HasMethods(["fit", "transform"])],
     }
 
     def __init__(self, c=0.01, *, max_card=2, min_support=0.01, negations=True,
