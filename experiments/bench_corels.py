@@ -1,0 +1,141 @@
+"""Benchmark rulecert's CORELS against the reference C++ CORELS figures on COMPAS.
+
+    python experiments/bench_corels.py                 # c in {0.01, 0.005}, median of 3
+    python experiments/bench_corels.py --c 0.005 --repeats 1
+    python experiments/bench_corels.py --json          # one JSON object per line
+
+Each run is a fresh Python process (so peak memory, ``ru_maxrss``, is that run's, including the
+interpreter, numpy and numba), reading (with a numpy-only reader unless ``--reader rulecert``) ``compas_train`` from the CORELS files in
+``$RULECERT_DATA/compas/corels_binarized`` (default ``../shared/data`` beside the checkout).
+CPU seconds are those of the ``corels`` call (``time.process_time``); the child's whole CPU
+(import, data read, numba cache load) is printed too.  A warm-up process first fills numba's
+on-disk cache, so compilation is not timed (``--no-warmup`` to include it).  The machine may be
+shared: timings are only meaningful as ratios measured in one run.
+
+Reference (C++ CORELS with GMP, lower_bound policy, prefix map; CPU seconds, median of 3):
+c=0.01: 9.7 s, 49 MB, 110,169 expansions; c=0.005: 130 s, 592 MB, 1.33 M expansions,
+1.63 M trie insertions, 3.75 M symmetry-map insertions.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+REFERENCE = {
+    0.01: {"cpu": 9.7, "mem_mb": 49.0, "expansions": 110_169, "mistakes": 2258, "rules": 2},
+    0.005: {"cpu": 130.0, "mem_mb": 592.0, "expansions": 1_330_000, "trie": 1_630_000,
+            "map": 3_750_000, "mistakes": 2129, "rules": 4},
+    0.02: {"mistakes": 2365, "rules": 1},
+}
+
+CHILD = r"""
+import json, resource, sys, time
+cpu0 = time.process_time()
+stem, c, policy, reader = sys.argv[1], float(sys.argv[2]), sys.argv[3], sys.argv[4]
+if reader == "rulecert":
+    from rulecert.mining import read_corels
+    problem = read_corels(stem)
+else:
+    # numpy-only reader: rulecert.mining imports scikit-learn / pandas (for its binarizer),
+    # which would add ~100 MB to this process's peak memory without touching the search
+    import numpy as np
+    from rulecert import RuleProblem, bits
+    def rows(path):
+        names, out = [], []
+        for line in open(path):
+            if line.strip():
+                name, rest = line[1:].split("} ", 1)
+                names.append(name)
+                out.append(np.array(rest.split(), dtype=np.uint8).astype(bool))
+        return names, np.vstack(out)
+    names, A = rows(stem + ".out")
+    _, L = rows(stem + ".label")
+    problem = RuleProblem(bits.pack(A), L[1].astype(np.int8), names)
+from rulecert.search.corels import corels
+w0, t0 = time.perf_counter(), time.process_time()
+model, cert = corels(problem, c, policy=policy)
+cpu, wall = time.process_time() - t0, time.perf_counter() - w0
+s = cert.stats
+print(json.dumps({"c": c, "policy": policy, "cpu": cpu, "wall": wall,
+                  "child_cpu": time.process_time() - cpu0,
+                  "maxrss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+                  "termination": cert.termination.value, "proven_optimal": cert.proven_optimal,
+                  "objective": cert.objective, "mistakes": s["mistakes"], "rules": s["n_rules"],
+                  "expansions": s["nodes_expanded"], "trie": s["trie_insertions"],
+                  "map": s["map_insertions"], "max_queue": s["max_queue_size"],
+                  "search_arrays_mb": s["search_arrays_mb"], "rules_text": model.to_text()}))
+"""
+
+
+def data_stem() -> Path:
+    root = Path(os.environ.get("RULECERT_DATA", REPO.parent / "shared" / "data"))
+    return root / "compas" / "corels_binarized" / "compas_train"
+
+
+def run_child(stem: Path, c: float, policy: str, reader: str) -> dict:
+    out = subprocess.run([sys.executable, "-c", CHILD, str(stem), repr(c), policy, reader],
+                         capture_output=True, text=True, check=True, cwd=REPO)
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--c", type=float, nargs="+", default=[0.01, 0.005])
+    ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--policy", default="lower_bound")
+    ap.add_argument("--no-warmup", action="store_true")
+    ap.add_argument("--json", action="store_true")
+    ap.add_argument("--reader", choices=["light", "rulecert"], default="light",
+                    help="read the data with a numpy-only reader (default) or rulecert.mining")
+    args = ap.parse_args(argv)
+    stem = data_stem()
+    if not stem.with_suffix(".out").exists():
+        print(f"COMPAS CORELS files not found at {stem} (set RULECERT_DATA)", file=sys.stderr)
+        return 2
+    if not args.no_warmup:
+        run_child(stem, 0.05, args.policy, args.reader)  # fills numba's on-disk cache
+    print(f"# rulecert CORELS on {stem.name}, policy={args.policy}, repeats={args.repeats} "
+          f"(median), reader={args.reader}, cores={os.cpu_count()}, load avg={os.getloadavg()[0]:.2f}")
+    header = (f"{'c':>6} {'cpu s':>7} {'wall s':>7} {'proc s':>7} {'ref cpu':>7} {'ratio':>6} {'rss MB':>7} "
+              f"{'ref MB':>6} {'ratio':>6} {'expanded':>10} {'ref':>10} {'trie ins':>10} "
+              f"{'map ins':>10} {'optimum':>14} ok")
+    if not args.json:
+        print(header)
+    failures = 0
+    for c in args.c:
+        runs = [run_child(stem, c, args.policy, args.reader) for _ in range(args.repeats)]
+        med = {k: statistics.median(r[k] for r in runs)
+               for k in ("cpu", "wall", "child_cpu", "maxrss_mb")}
+        r0 = runs[0]
+        ref = REFERENCE.get(c, {})
+        ok = all(r["proven_optimal"] for r in runs)
+        if "mistakes" in ref:
+            ok = ok and all((r["mistakes"], r["rules"]) == (ref["mistakes"], ref["rules"]) for r in runs)
+        failures += not ok
+        if args.json:
+            print(json.dumps({**r0, **med, "runs": runs, "reference": ref, "ok": ok}))
+            continue
+        rc = ref.get("cpu")
+        rm = ref.get("mem_mb")
+        fmt = lambda v, f: (f % v) if v is not None else "-"  # noqa: E731
+        print(f"{c:>6g} {med['cpu']:>7.2f} {med['wall']:>7.2f} {med['child_cpu']:>7.2f} "
+              f"{fmt(rc, '%7.1f'):>7} "
+              f"{fmt(rc and med['cpu'] / rc, '%6.3f'):>6} {med['maxrss_mb']:>7.0f} "
+              f"{fmt(rm, '%6.0f'):>6} {fmt(rm and med['maxrss_mb'] / rm, '%6.2f'):>6} "
+              f"{r0['expansions']:>10,} {fmt(ref.get('expansions'), '%10d'):>10} {r0['trie']:>10,} "
+              f"{r0['map']:>10,} {r0['mistakes']:>6}/{r0['rules']} rules {'yes' if ok else 'NO'}")
+    if not args.json:
+        print("# ratio = rulecert / reference (<= 1.0 meets the target); cpu s = CPU of the corels "
+              "call, proc s = CPU of the whole process (imports, data read, numba cache load); "
+              "rss MB = ru_maxrss of the whole Python process")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,584 @@
+"""Compiled (numba) core of the CORELS search: child evaluation, queue, trie, symmetry map.
+
+State lives in plain numpy arrays owned by :mod:`.loop`; :func:`search_chunk` runs the
+branch-and-bound loop for a bounded number of node expansions and returns a status code, so
+the Python driver can check time, memory, callbacks and grow arrays between chunks.
+
+Trie (append-only arrays indexed by node id; a child's id is larger than its parent's):
+``n_parent`` (int32), ``n_ant`` (int32, last antecedent), ``n_depth`` (int16), ``n_flags``
+(uint8, bit 0 = deleted), ``n_m`` (int32, mistakes of the prefix rules), ``n_lb`` (float64,
+scaled lower bound ``b(d_p)`` plus ``b_0(d_p)`` when the equivalent points bound is on).  A node
+is dead when it or an ancestor is deleted; deletion is lazy (JMLR section 5.5): the queue
+skips dead nodes when it pops them and :func:`gc_pass` filters them out.  Prefixes, not bit
+vectors, are stored: the uncaptured vector is recomputed from the path when a node is popped.
+
+Queue: binary heap of (key, node id); ties are broken by node id (FIFO, or LIFO for dfs).
+
+Symmetry-aware map (JMLR section 5.3, Algorithm 6): open addressing on a 64-bit Zobrist hash
+of the antecedent *set* (``mkey``) -> node id (``mnode``, -1 = empty).  A hash match is
+verified exactly by walking the stored node's path, so the map is exact.  The kept node's
+prefix mistakes are read from the trie (``n_m``).
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit, types
+from numba.extending import intrinsic
+from llvmlite import ir
+
+TOL = 1e-9
+"""Tolerance on the scaled objective ``mistakes + C * K`` (units of one mistake); see .bounds."""
+FIELD_BITS = 21
+"""Bits per weight field in the packed group tables (see .data)."""
+FIELD_MASK = (1 << FIELD_BITS) - 1
+
+
+@intrinsic
+def _ctpop(typingctx, x):
+    sig = types.uint64(types.uint64)
+
+    def codegen(context, builder, signature, args):
+        fn = builder.module.declare_intrinsic("llvm.ctpop", [ir.IntType(64)])
+        return builder.call(fn, [args[0]])
+
+    return sig, codegen
+
+
+@njit(cache=True)
+def popcount64(x):
+    """Set bits of a uint64 (LLVM ctpop: one POPCNT instruction), as int64."""
+    return np.int64(_ctpop(x))
+
+
+# ---- the bounds (documented in .bounds; scaled objective = mistakes + C * K) ----------------
+@njit(cache=True)
+def rule_correct(pos, neg):
+    """Correctly classified samples of a rule predicting the majority (ties predict 1)."""
+    return pos if pos >= neg else neg
+
+
+@njit(cache=True)
+def default_mistakes(pos, neg):
+    """Mistakes of the default rule on the uncaptured samples (majority, ties predict 1)."""
+    return neg if pos >= neg else pos
+
+
+# ---- the bounds -----------------------------------------------------------------------------
+@njit(cache=True)
+def support_prunes(n_captured, C):
+    """Theorem 10: the last antecedent captures fewer than ``c * N`` new samples."""
+    return n_captured < C - TOL
+
+
+@njit(cache=True)
+def accurate_support_prunes(n_correct, C):
+    """Theorem 11: the last rule classifies fewer than ``c * N`` of its samples correctly."""
+    return n_correct < C - TOL
+
+
+@njit(cache=True)
+def hierarchical_lower_bound(prefix_mistakes, depth, C):
+    """Equation (5): ``b(d_p) = prefix mistakes + C * K`` (scaled)."""
+    return prefix_mistakes + C * depth
+
+
+@njit(cache=True)
+def subtree_prunes(lb, R):
+    """Theorem 1 / Theorem 20: no list in the subtree ``sigma(d_p)`` is strictly better than R.
+
+    ``lb`` is ``b(d_p)`` (Theorem 1) or ``b(d_p) + b_0(d_p)`` (Theorem 20).
+    """
+    return lb >= R - TOL
+
+
+@njit(cache=True)
+def lookahead_prunes(lb, C, R):
+    """Lemma 2 (with Theorem 20 when ``lb`` includes ``b_0``): no strict extension of the
+    prefix is strictly better than R."""
+    return lb + C >= R - TOL
+
+
+@njit(cache=True)
+def permutation_dominated(new_mistakes, kept_mistakes):
+    """Corollary 16: a permutation of a kept prefix with no fewer prefix mistakes is dominated.
+
+    Two permutations of one antecedent set have the same length and capture the same samples
+    (hence the same ``C * K`` and the same equivalent points bound), so comparing their lower
+    bounds is comparing their integer prefix mistakes.
+    """
+    return new_mistakes >= kept_mistakes
+
+
+@njit(cache=True)
+def max_prefix_length(R, C, M):
+    """Theorem 4: any list with objective ``<= R`` (scaled) has at most ``floor(R / C)`` rules
+    (and at most ``M``). With ``c = 0`` the only cap is ``M``."""
+    if C <= 0.0:
+        return M
+    k = math.floor(R / C + 1e-9)
+    return M if k > M else int(k)
+
+
+@njit(cache=True)
+def prefix_length_prunes_children(depth, b, R, C, k_max):
+    """Theorems 4 and 6: a prefix of length ``depth`` with hierarchical bound ``b`` has no
+    extension strictly better than ``R``: either ``depth + 1`` exceeds the global cap ``k_max``
+    (Theorem 4), or every extension has ``b' >= b + C >= R`` (Theorem 6 for one more step).
+
+    JMLR eq. (11) states ``K' < K + floor((R - b) / c)``; from its proof the valid form is
+    ``K' - K < (R - b) / c`` (the floor version would wrongly cut a child when ``(R - b) / c``
+    is not an integer, e.g. 1.5), which is what this function uses."""
+    if depth + 1 > k_max:
+        return True
+    return C > 0.0 and b + C >= R - TOL
+
+
+@njit(cache=True, inline="always")
+def _node_prunes(lb, C, R, look):
+    """Prune a queued prefix: Lemma 2 when the lookahead is on, else Theorems 1/20."""
+    return lookahead_prunes(lb, C, R) if look else subtree_prunes(lb, R)
+
+
+# ---- constants ----------------------------------------------------------------------------
+DELETED = np.uint8(1)
+
+# policies
+BFS, DFS, LOWER_BOUND, OBJECTIVE, CURIOSITY = 0, 1, 2, 3, 4
+POLICY_CODES = {"bfs": BFS, "dfs": DFS, "lower_bound": LOWER_BOUND, "objective": OBJECTIVE,
+                "curiosity": CURIOSITY}
+
+# params (int64 array)
+P_HIER, P_LOOK, P_SUPP, P_ACC, P_EQ, P_PERM, P_PLEN, P_POLICY, P_MAXLEN, P_N = range(10)
+N_PARAMS = 10
+
+# integer state (int64 array)
+(S_NODES, S_HEAP, S_MAP, S_INC_LEN, S_INC_M, S_INC_K, S_KMAX, S_EXPANDED, S_POPS, S_MAX_HEAP,
+ S_TRIE_INS, S_MAP_NEW, S_MAP_REPL, S_MAP_REJ, S_PR_SUPP, S_PR_ACC, S_PR_HIER, S_PR_LB,
+ S_PR_PLEN, S_PR_MAXLEN, S_SKIP_DEAD, S_SKIP_BOUND, S_IMPROVED, S_CHILDREN, S_MAX_DEPTH) = range(25)
+N_STATE = 25
+STATE_NAMES = ["nodes", "heap", "map_entries", "inc_len", "inc_mistakes", "inc_rules", "k_max",
+               "nodes_expanded", "queue_pops", "max_queue_size", "trie_insertions",
+               "map_insertions_new", "map_replacements", "map_rejections", "pruned_support",
+               "pruned_accurate_support", "pruned_hierarchical", "pruned_lookahead_or_equivalent",
+               "pruned_prefix_length", "pruned_max_length", "popped_dead", "popped_bound",
+               "incumbent_updates", "children_evaluated", "max_depth_expanded"]
+
+# return codes of search_chunk
+RC_BUDGET, RC_EMPTY, RC_GROW, RC_IMPROVED = 0, 1, 2, 3
+
+_U8 = np.uint64(8)
+_U16 = np.uint64(16)
+_U24 = np.uint64(24)
+_U32 = np.uint64(32)
+_U40 = np.uint64(40)
+_U48 = np.uint64(48)
+_U56 = np.uint64(56)
+_UFF = np.uint64(255)
+_F21 = np.int64(FIELD_BITS)
+_F42 = np.int64(2 * FIELD_BITS)
+_FMASK = np.int64(FIELD_MASK)
+
+
+# ---- counting -----------------------------------------------------------------------------
+@njit(cache=True, inline="always")
+def _sums(u, capg, j, tables, upos, umin, Wh, W, has_umin):
+    """(pos, neg, minority) of the columns set in ``u & capg[j]`` (``j < 0``: in ``u``)."""
+    acc = np.int64(0)
+    for w in range(Wh):
+        x = u[w] if j < 0 else (u[w] & capg[j, w])
+        if x != 0:
+            t = w * 8
+            acc += (tables[t, x & _UFF] + tables[t + 1, (x >> _U8) & _UFF]
+                    + tables[t + 2, (x >> _U16) & _UFF] + tables[t + 3, (x >> _U24) & _UFF]
+                    + tables[t + 4, (x >> _U32) & _UFF] + tables[t + 5, (x >> _U40) & _UFF]
+                    + tables[t + 6, (x >> _U48) & _UFF] + tables[t + 7, x >> _U56])
+    tot = np.int64(0)
+    pos = np.int64(0)
+    mn = np.int64(0)
+    for w in range(Wh, W):
+        x = u[w] if j < 0 else (u[w] & capg[j, w])
+        if x != 0:
+            tot += popcount64(x)
+            pos += popcount64(x & upos[w])
+            if has_umin:
+                mn += popcount64(x & umin[w])
+    p = (acc & _FMASK) + pos
+    n = ((acc >> _F21) & _FMASK) + tot - pos
+    m = (acc >> _F42) + mn
+    return p, n, m
+
+
+@njit(cache=True)
+def child_counts(capg, tables, upos, umin, allcols, Wh, has_umin, prefix):
+    """Counts of every child of ``prefix`` (for tests against the numpy reference)."""
+    M, W = capg.shape
+    u = allcols.copy()
+    for k in range(prefix.shape[0]):
+        a = prefix[k]
+        for w in range(W):
+            u[w] &= ~capg[a, w]
+    pos = np.zeros(M, dtype=np.int64)
+    neg = np.zeros(M, dtype=np.int64)
+    mnr = np.zeros(M, dtype=np.int64)
+    for j in range(M):
+        p, n, m = _sums(u, capg, j, tables, upos, umin, Wh, W, has_umin)
+        pos[j] = p
+        neg[j] = n
+        mnr[j] = m
+    pu, nu, mu = _sums(u, capg, -1, tables, upos, umin, Wh, W, has_umin)
+    return pos, neg, mnr, pu, nu, mu
+
+
+# ---- heap ---------------------------------------------------------------------------------
+@njit(cache=True, inline="always")
+def _before(k1, i1, k2, i2, lifo):
+    if k1 < k2:
+        return True
+    if k1 > k2:
+        return False
+    return i1 > i2 if lifo else i1 < i2
+
+
+@njit(cache=True)
+def heap_push(hk, hid, size, key, nid, lifo):
+    i = size
+    while i > 0:
+        par = (i - 1) >> 1
+        if _before(key, nid, hk[par], hid[par], lifo):
+            hk[i] = hk[par]
+            hid[i] = hid[par]
+            i = par
+        else:
+            break
+    hk[i] = key
+    hid[i] = nid
+    return size + 1
+
+
+@njit(cache=True)
+def _sift_down(hk, hid, size, i, lifo):
+    key = hk[i]
+    nid = hid[i]
+    while True:
+        l = 2 * i + 1
+        if l >= size:
+            break
+        r = l + 1
+        c = l
+        if r < size and _before(hk[r], hid[r], hk[l], hid[l], lifo):
+            c = r
+        if _before(hk[c], hid[c], key, nid, lifo):
+            hk[i] = hk[c]
+            hid[i] = hid[c]
+            i = c
+        else:
+            break
+    hk[i] = key
+    hid[i] = nid
+
+
+@njit(cache=True)
+def heap_pop(hk, hid, size, lifo):
+    """Remove the top; returns (node id, new size)."""
+    top = hid[0]
+    size -= 1
+    if size > 0:
+        hk[0] = hk[size]
+        hid[0] = hid[size]
+        _sift_down(hk, hid, size, 0, lifo)
+    return top, size
+
+
+@njit(cache=True)
+def heapify(hk, hid, size, lifo):
+    for i in range((size >> 1) - 1, -1, -1):
+        _sift_down(hk, hid, size, i, lifo)
+
+
+# ---- trie / map helpers -----------------------------------------------------------------------
+@njit(cache=True, inline="always")
+def _same_set(node, depth, j, n_parent, n_ant, n_depth, inmask):
+    """Is the antecedent set of ``node`` equal to (prefix marked in ``inmask``) + {j}?"""
+    if n_depth[node] != depth:
+        return False
+    x = node
+    for _ in range(depth):
+        a = n_ant[x]
+        if a != j and not inmask[a]:
+            return False
+        x = n_parent[x]
+    return True
+
+
+@njit(cache=True)
+def map_rehash(mkey, mnode, new_key, new_node):
+    mask = np.uint64(new_key.shape[0] - 1)
+    for s in range(mkey.shape[0]):
+        nd = mnode[s]
+        if nd >= 0:
+            h = mkey[s]
+            slot = h & mask
+            while new_node[slot] >= 0:
+                slot = (slot + np.uint64(1)) & mask
+            new_key[slot] = h
+            new_node[slot] = nd
+
+
+@njit(cache=True, inline="always")
+def _priority(policy, depth, lb, b, obj, ncap):
+    if policy == 0:
+        return float(depth)
+    if policy == 1:
+        return -float(depth)
+    if policy == 2:
+        return lb
+    if policy == 3:
+        return obj
+    # curiosity (JMLR section 5.6): b(d_p) / supp(d_p), scaled by 1/N (order unchanged)
+    if ncap <= 0:
+        return np.inf
+    return b / ncap
+
+
+# ---- the branch-and-bound loop ----------------------------------------------------------------
+@njit(cache=True)
+def search_chunk(capg, tables, upos, umin, allcols, Wh, has_umin, zob, C, params,
+                 n_parent, n_ant, n_depth, n_flags, n_m, n_lb,
+                 hk, hid, mkey, mnode, ist, fst, inc_prefix,
+                 max_expansions, max_pops, path, inmask, u):
+    """Pop and expand queue nodes (JMLR Algorithms 5 and 6) until a budget, an empty queue,
+    an incumbent improvement (returned after the expansion that found it) or a capacity need."""
+    M, W = capg.shape
+    hier = params[P_HIER] != 0
+    look = params[P_LOOK] != 0
+    supp = params[P_SUPP] != 0
+    acc = params[P_ACC] != 0
+    eq = params[P_EQ] != 0
+    perm = params[P_PERM] != 0
+    plen = params[P_PLEN] != 0
+    policy = params[P_POLICY]
+    max_len = params[P_MAXLEN]
+    N = params[P_N]
+    lifo = policy == DFS
+    use_lb = hier or eq or look
+    node_cap = n_parent.shape[0]
+    heap_cap = hk.shape[0]
+    mcap = mkey.shape[0]
+    mmask = np.uint64(mcap - 1)
+    expanded = 0
+    pops = 0
+    while True:
+        if ist[S_HEAP] == 0:
+            return RC_EMPTY
+        if expanded >= max_expansions or pops >= max_pops:
+            return RC_BUDGET
+        if (ist[S_NODES] + M > node_cap or ist[S_HEAP] + M > heap_cap
+                or (perm and 2 * (ist[S_MAP] + M) > mcap)):
+            return RC_GROW
+        nd, hs = heap_pop(hk, hid, ist[S_HEAP], lifo)
+        ist[S_HEAP] = hs
+        pops += 1
+        ist[S_POPS] += 1
+        R = fst[0]
+        d = np.int64(n_depth[nd])
+        # walk the path (lazy deletion: a dead ancestor kills the node)
+        dead = False
+        x = nd
+        for k in range(d - 1, -1, -1):
+            if n_flags[x] & DELETED:
+                dead = True
+                break
+            path[k] = n_ant[x]
+            x = n_parent[x]
+        if dead or (n_flags[x] & DELETED):
+            ist[S_SKIP_DEAD] += 1
+            continue
+        if use_lb and _node_prunes(n_lb[nd], C, R, look):
+            ist[S_SKIP_BOUND] += 1
+            continue
+        if plen and d + 1 > ist[S_KMAX]:
+            ist[S_SKIP_BOUND] += 1
+            continue
+        # ---- expand: evaluate every child (Algorithm 5) ----
+        expanded += 1
+        ist[S_EXPANDED] += 1
+        if d > ist[S_MAX_DEPTH]:
+            ist[S_MAX_DEPTH] = d
+        for w in range(W):
+            u[w] = allcols[w]
+        h0 = np.uint64(0)
+        for k in range(d):
+            a = path[k]
+            inmask[a] = True
+            h0 ^= zob[a]
+            for w in range(W):
+                u[w] &= ~capg[a, w]
+        pu, nu, mu = _sums(u, capg, -1, tables, upos, umin, Wh, W, has_umin)
+        m_par = np.int64(n_m[nd])
+        K1 = d + 1
+        improved = False
+        for j in range(M):
+            if inmask[j]:
+                continue
+            ist[S_CHILDREN] += 1
+            pv, nv, mv = _sums(u, capg, j, tables, upos, umin, Wh, W, has_umin)
+            ncap = pv + nv
+            if supp and support_prunes(ncap, C):
+                ist[S_PR_SUPP] += 1
+                continue
+            correct = rule_correct(pv, nv)
+            if acc and accurate_support_prunes(correct, C):
+                ist[S_PR_ACC] += 1
+                continue
+            m_ch = m_par + ncap - correct
+            b = m_ch + C * K1
+            if use_lb and subtree_prunes(b, R):
+                ist[S_PR_HIER] += 1
+                continue
+            pf = pu - pv
+            nf = nu - nv
+            dm = default_mistakes(pf, nf)
+            obj = b + dm
+            if obj < R - TOL:
+                R = obj
+                fst[0] = R
+                ist[S_INC_M] = m_ch + dm
+                ist[S_INC_K] = K1
+                ist[S_INC_LEN] = K1
+                for k in range(d):
+                    inc_prefix[k] = path[k]
+                inc_prefix[d] = j
+                ist[S_KMAX] = max_prefix_length(R, C, M)
+                ist[S_IMPROVED] += 1
+                improved = True
+            if K1 >= max_len:
+                ist[S_PR_MAXLEN] += 1
+                continue
+            lbn = b + (mu - mv) if eq else b
+            if use_lb and _node_prunes(lbn, C, R, look):
+                ist[S_PR_LB] += 1
+                continue
+            if plen and prefix_length_prunes_children(K1, b, R, C, ist[S_KMAX]):
+                ist[S_PR_PLEN] += 1
+                continue
+            # ---- symmetry-aware map (Algorithm 6) ----
+            slot = np.uint64(0)
+            found = False
+            if perm:
+                h = h0 ^ zob[j]
+                slot = h & mmask
+                while True:
+                    e = mnode[slot]
+                    if e < 0:
+                        break
+                    if mkey[slot] == h and _same_set(e, K1, j, n_parent, n_ant, n_depth, inmask):
+                        found = True
+                        break
+                    slot = (slot + np.uint64(1)) & mmask
+                if found:
+                    old = mnode[slot]
+                    if permutation_dominated(m_ch, n_m[old]):
+                        ist[S_MAP_REJ] += 1
+                        continue
+                    n_flags[old] |= DELETED
+                    ist[S_MAP_REPL] += 1
+                else:
+                    mkey[slot] = h
+                    ist[S_MAP] += 1
+                    ist[S_MAP_NEW] += 1
+            # ---- insert into trie and queue ----
+            nid = ist[S_NODES]
+            ist[S_NODES] = nid + 1
+            ist[S_TRIE_INS] += 1
+            n_parent[nid] = nd
+            n_ant[nid] = j
+            n_depth[nid] = K1
+            n_flags[nid] = 0
+            n_m[nid] = m_ch
+            n_lb[nid] = lbn
+            if perm:
+                mnode[slot] = nid
+            key = _priority(policy, K1, lbn, b, obj, N - pf - nf)
+            ist[S_HEAP] = heap_push(hk, hid, ist[S_HEAP], key, nid, lifo)
+            if ist[S_HEAP] > ist[S_MAX_HEAP]:
+                ist[S_MAX_HEAP] = ist[S_HEAP]
+        for k in range(d):
+            inmask[path[k]] = False
+        if improved:
+            return RC_IMPROVED
+
+
+# ---- garbage collection and queue scans --------------------------------------------------------
+@njit(cache=True)
+def _mark_dead(n_parent, n_flags, n_lb, nn, dead, R, C, look, use_lb, gc_mark):
+    """dead[i] = node i or an ancestor is deleted; with ``gc_mark`` also delete (flag) every node
+    whose bound shows its strict extensions cannot beat R (JMLR section 5.5). Returns #marked."""
+    marked = 0
+    for i in range(nn):
+        p = n_parent[i]
+        dd = (n_flags[i] & DELETED) != 0
+        if not dd and p >= 0 and dead[p]:
+            dd = True
+        if not dd and gc_mark and use_lb and _node_prunes(n_lb[i], C, R, look):
+            n_flags[i] |= DELETED
+            marked += 1
+            dd = True
+        dead[i] = dd
+    return marked
+
+
+@njit(cache=True)
+def gc_pass(n_parent, n_flags, n_lb, n_depth, nn, hk, hid, hsize, R, C, look, use_lb, plen,
+            k_max, lifo, dead):
+    """Delete nodes that can no longer beat the incumbent and drop dead queue entries.
+
+    Returns (new heap size, nodes newly marked deleted)."""
+    marked = _mark_dead(n_parent, n_flags, n_lb, nn, dead, R, C, look, use_lb, True)
+    k = 0
+    for i in range(hsize):
+        nid = hid[i]
+        if dead[nid]:
+            continue
+        if plen and n_depth[nid] + 1 > k_max:
+            continue
+        hk[k] = hk[i]
+        hid[k] = nid
+        k += 1
+    heapify(hk, hid, k, lifo)
+    return k, marked
+
+
+@njit(cache=True)
+def queue_scan(n_parent, n_flags, n_lb, n_depth, nn, hid, hsize, C, k_max, dead, by_depth):
+    """Live queue entries: their count by prefix length (into ``by_depth``) and the minimum of
+    ``lb + C`` (Lemma 2 with Theorem 20: every strict extension of a queued prefix has at least
+    this scaled objective; the prefix itself was evaluated when it was created).  Entries whose
+    extensions are longer than ``k_max`` (Theorem 4) cannot beat the incumbent and are skipped.
+
+    Returns (minimum bound or +inf, number of live entries)."""
+    _mark_dead(n_parent, n_flags, n_lb, nn, dead, 0.0, C, False, False, False)
+    for k in range(by_depth.shape[0]):
+        by_depth[k] = 0
+    best = np.inf
+    live = 0
+    for i in range(hsize):
+        nid = hid[i]
+        if dead[nid]:
+            continue
+        live += 1
+        dep = n_depth[nid]
+        if dep < by_depth.shape[0]:
+            by_depth[dep] += 1
+        if dep + 1 > k_max:
+            continue
+        v = n_lb[nid] + C
+        if v < best:
+            best = v
+    return best, live
+
+
+@njit(cache=True)
+def root_push(hk, hid, key, lifo):
+    return heap_push(hk, hid, 0, key, 0, lifo)

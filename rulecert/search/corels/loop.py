@@ -1,0 +1,489 @@
+"""The CORELS driver: validation, state, limits, progress, certificate.
+
+The branch-and-bound itself runs in :func:`.kernel.search_chunk` (numba) in chunks of node
+expansions; between chunks this module checks the wall-clock and node limits, the memory
+cap, the callback, records progress, grows the arrays and garbage-collects the queue when
+the incumbent improves.
+"""
+from __future__ import annotations
+
+import logging
+import math
+import os
+import time
+from numbers import Integral, Real
+from typing import Callable, Sequence
+
+import numpy as np
+
+from ...certificate import Certificate, SolutionStatus, Termination
+from ...problem import RuleProblem
+from ...rules import RuleList, rule_list_from_prefix
+from . import kernel as K
+from .bounds import (TOL, CorelsBounds, default_mistakes, lookahead_prunes, max_prefix_length,
+                     prefix_length_prunes_children, prefix_stats_reference, subtree_prunes)
+from .data import build_kernel_data
+
+logger = logging.getLogger("rulecert.corels")
+
+SOLVER = "rulecert-corels"
+POLICIES = tuple(K.POLICY_CODES)
+ABS_TOL = 1e-9
+_PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
+_ZOBRIST_SEED = 0x5EED_C0DE
+_MAX_IDS = 2**31 - 1
+
+
+def _rss_bytes() -> int:
+    """Resident set size of this process (Linux /proc; falls back to ru_maxrss)."""
+    try:
+        with open("/proc/self/statm", "rb") as fh:
+            return int(fh.read().split()[1]) * _PAGE
+    except (OSError, ValueError, IndexError):  # pragma: no cover - non-Linux
+        import resource
+        return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+
+
+def _version() -> str:
+    try:
+        from ... import __version__
+        return __version__
+    except ImportError:  # pragma: no cover
+        return ""
+
+
+# ---- validation -------------------------------------------------------------------------------
+def _check_nonneg_int(name, v):
+    if v is None:
+        return None
+    if isinstance(v, bool) or not isinstance(v, Integral):
+        raise ValueError(f"{name} must be a non-negative integer or None, got {v!r}")
+    if v < 0:
+        raise ValueError(f"{name} must be >= 0, got {v!r}")
+    return int(v)
+
+
+def _check_nonneg_real(name, v, strictly_positive=False):
+    if v is None:
+        return None
+    if isinstance(v, bool) or not isinstance(v, Real) or math.isnan(float(v)):
+        raise ValueError(f"{name} must be a number or None, got {v!r}")
+    v = float(v)
+    if v < 0 or (strictly_positive and v == 0):
+        raise ValueError(f"{name} must be {'>' if strictly_positive else '>='} 0, got {v!r}")
+    return v
+
+
+def _check_prefix(prefix, M, max_length):
+    if prefix is None:
+        return None
+    try:
+        p = [int(i) for i in prefix]
+    except (TypeError, ValueError):
+        raise ValueError(f"initial_prefix must be a sequence of antecedent indices, got {prefix!r}") from None
+    for i in p:
+        if not 0 <= i < M:
+            raise ValueError(f"initial_prefix index {i} is out of range for {M} antecedents")
+    if len(set(p)) != len(p):
+        raise ValueError(f"initial_prefix repeats an antecedent: {p}")
+    if max_length is not None and len(p) > max_length:
+        raise ValueError(f"initial_prefix has {len(p)} rules, more than max_length={max_length}")
+    return p
+
+
+# ---- state --------------------------------------------------------------------------------------
+class _State:
+    """Arrays shared with the kernel (grown between chunks)."""
+
+    def __init__(self, M: int, W: int, perm: bool):
+        cap = 1024
+        self.n_parent = np.empty(cap, np.int32)
+        self.n_ant = np.empty(cap, np.int32)
+        self.n_depth = np.empty(cap, np.int16)
+        self.n_flags = np.empty(cap, np.uint8)
+        self.n_m = np.empty(cap, np.int32)
+        self.n_lb = np.empty(cap, np.float64)
+        self.hk = np.empty(cap, np.float64)
+        self.hid = np.empty(cap, np.int32)
+        mcap = 1024 if perm else 1
+        self.mkey = np.zeros(mcap, np.uint64)
+        self.mnode = np.full(mcap, -1, np.int32)
+        self.ist = np.zeros(K.N_STATE, np.int64)
+        self.fst = np.zeros(1, np.float64)
+        self.inc_prefix = np.zeros(M + 1, np.int32)
+        self.path = np.zeros(M + 1, np.int32)
+        self.inmask = np.zeros(M, np.bool_)
+        self.u = np.zeros(W, np.uint64)
+        self.perm = perm
+
+    _NODE_FIELDS = ("n_parent", "n_ant", "n_depth", "n_flags", "n_m", "n_lb")
+
+    def node_bytes(self) -> int:
+        return sum(getattr(self, f).itemsize for f in self._NODE_FIELDS)
+
+    def growth_plan(self, M: int) -> tuple[int, int, int, int]:
+        """(new node cap, new heap cap, new map cap, bytes to allocate) for the next chunk."""
+        nn, hs, mc = self.ist[K.S_NODES], self.ist[K.S_HEAP], self.ist[K.S_MAP]
+        ncap, hcap, mcap = self.n_parent.shape[0], self.hk.shape[0], self.mkey.shape[0]
+        extra = 0
+        new_n = ncap
+        if nn + M > ncap:
+            new_n = max(min(int(ncap * 1.6), _MAX_IDS), nn + M + 1)
+            extra += new_n * self.node_bytes()
+        new_h = hcap
+        if hs + M > hcap:
+            new_h = max(min(int(hcap * 1.6), _MAX_IDS), hs + M + 1)
+            extra += new_h * 12
+        new_m = mcap
+        if self.perm:
+            while 2 * (mc + M) > new_m:
+                new_m *= 2
+            if new_m != mcap:
+                extra += new_m * 12
+        return new_n, new_h, new_m, extra
+
+    def grow(self, new_n: int, new_h: int, new_m: int) -> None:
+        nn, hs = self.ist[K.S_NODES], self.ist[K.S_HEAP]
+        if new_n != self.n_parent.shape[0]:
+            for f in self._NODE_FIELDS:
+                old = getattr(self, f)
+                new = np.empty(new_n, old.dtype)
+                new[:nn] = old[:nn]
+                setattr(self, f, new)
+        if new_h != self.hk.shape[0]:
+            hk = np.empty(new_h, np.float64)
+            hid = np.empty(new_h, np.int32)
+            hk[:hs] = self.hk[:hs]
+            hid[:hs] = self.hid[:hs]
+            self.hk, self.hid = hk, hid
+        if new_m != self.mkey.shape[0]:
+            mkey = np.zeros(new_m, np.uint64)
+            mnode = np.full(new_m, -1, np.int32)
+            K.map_rehash(self.mkey, self.mnode, mkey, mnode)
+            self.mkey, self.mnode = mkey, mnode
+
+    def allocated_bytes(self) -> int:
+        arrs = [getattr(self, f) for f in self._NODE_FIELDS] + [self.hk, self.hid, self.mkey, self.mnode]
+        return int(sum(a.nbytes for a in arrs))
+
+
+# ---- the solver ---------------------------------------------------------------------------------
+def corels(problem: RuleProblem, c: float, *, policy: str = "lower_bound",
+           max_length: int | None = None, time_limit: float | None = None,
+           node_limit: int | None = None, memory_limit_mb: float | None = None,
+           bounds: CorelsBounds = CorelsBounds(), callback: Callable[[dict], bool] | None = None,
+           initial_prefix: Sequence[int] | None = None,
+           history_every: float = 1.0) -> tuple[RuleList, Certificate]:
+    """Certifiably optimal rule list by the CORELS branch-and-bound (Angelino et al., JMLR 2018).
+
+    Minimizes ``mistakes / n + c * K`` over rule lists built from the problem's antecedents,
+    each rule predicting the majority of the samples it newly captures and the default rule the
+    majority of the rest (ties predict 1).
+
+    Parameters
+    ----------
+    problem : RuleProblem
+        Unweighted problem with both labels present.
+    c : float
+        Per-rule penalty in [0, 1) (a warning below 1/n).
+    policy : {"lower_bound", "bfs", "dfs", "objective", "curiosity"}
+        Queue order: breadth first, depth first, smallest lower bound ``b(d_p) + b_0(d_p)``,
+        smallest objective, or smallest curiosity ``b(d_p) / supp(d_p)`` (JMLR section 5.6).
+    max_length : int, optional
+        Longest prefix considered.  The certificate then holds for lists of at most this many
+        rules; ``cert.stats["max_length_binding"]`` is False (and the message says so) only when
+        Theorem 4 shows that no better longer list exists.
+    time_limit : float, optional
+        Wall-clock seconds for the whole call.
+    node_limit : int, optional
+        Maximum number of node expansions (deterministic).
+    memory_limit_mb : float, optional
+        Stop cleanly (MEMORY_LIMIT) before the process's resident memory would exceed this.
+    bounds : CorelsBounds
+        Which bounds to use (all on by default); the optimum never depends on it.
+    callback : callable, optional
+        Called with an info dict on every incumbent improvement and every ``history_every``
+        seconds; returning True stops the search (INTERRUPTED).
+    initial_prefix : sequence of int, optional
+        Warm start: an antecedent prefix whose (CORELS-labelled) rule list is the first
+        incumbent; its objective is recorded in ``cert.warm_start_objective``.
+    history_every : float
+        Seconds between periodic progress records (and callback calls); a record scans the
+        trie and queue, so on very large searches the interval stretches to keep that cost
+        under about 5% of the run.
+
+    Returns
+    -------
+    (RuleList, Certificate)
+    """
+    t0 = time.perf_counter()
+    cpu0 = time.process_time()
+    if not isinstance(problem, RuleProblem):
+        raise ValueError(f"problem must be a rulecert.RuleProblem, got {type(problem).__name__}")
+    if problem.weighted:
+        raise ValueError("corels does not support sample weights: the bounds (support, equivalent "
+                         "points, integer permutation comparison) are for counts; pass an "
+                         "unweighted RuleProblem")
+    problem.check_two_classes()
+    c = problem.check_regularization(c)
+    if not isinstance(policy, str) or policy not in K.POLICY_CODES:
+        raise ValueError(f"policy must be one of {POLICIES}, got {policy!r}")
+    max_length = _check_nonneg_int("max_length", max_length)
+    node_limit = _check_nonneg_int("node_limit", node_limit)
+    time_limit = _check_nonneg_real("time_limit", time_limit)
+    memory_limit_mb = _check_nonneg_real("memory_limit_mb", memory_limit_mb, strictly_positive=True)
+    history_every = _check_nonneg_real("history_every", history_every, strictly_positive=True)
+    if not isinstance(bounds, CorelsBounds):
+        raise ValueError(f"bounds must be a CorelsBounds, got {type(bounds).__name__}")
+    if callback is not None and not callable(callback):
+        raise ValueError(f"callback must be callable or None, got {callback!r}")
+    M = problem.n_antecedents
+    N = problem.n_samples
+    init = _check_prefix(initial_prefix, M, max_length)
+
+    kd = build_kernel_data(problem)
+    C = c * N
+    max_len_eff = M if max_length is None else min(max_length, M)
+    use_lb = bounds.hierarchical or bounds.equivalent_points or bounds.lookahead
+    lifo = policy == "dfs"
+
+    # incumbent: the empty rule list, or the warm start when better
+    R = float(default_mistakes(kd.n_pos, kd.n_neg))
+    inc_prefix: list[int] = []
+    inc_m, inc_K = int(R), 0
+    warm_obj = None
+    if init is not None:
+        pm, dm, _ = prefix_stats_reference(problem, init)
+        warm_obj = (pm + dm) / N + c * len(init)
+        Rw = (pm + dm) + C * len(init)
+        if Rw < R - TOL:
+            R, inc_prefix, inc_m, inc_K = Rw, list(init), pm + dm, len(init)
+
+    st = _State(M, kd.n_words, bounds.permutation)
+    st.fst[0] = R
+    st.ist[K.S_INC_M], st.ist[K.S_INC_K], st.ist[K.S_INC_LEN] = inc_m, inc_K, inc_K
+    st.inc_prefix[:inc_K] = inc_prefix
+    st.ist[K.S_KMAX] = max_prefix_length(R, C, M)
+    # root node (the empty prefix)
+    lb_root = float(kd.n_minority) if bounds.equivalent_points else 0.0
+    st.n_parent[0], st.n_ant[0], st.n_depth[0], st.n_flags[0], st.n_m[0], st.n_lb[0] = -1, -1, 0, 0, 0, lb_root
+    st.ist[K.S_NODES] = 1
+    st.ist[K.S_TRIE_INS] = 1
+    root_open = M > 0 and max_len_eff >= 1
+    if root_open and use_lb and (lookahead_prunes(lb_root, C, R) if bounds.lookahead
+                                 else subtree_prunes(lb_root, R)):
+        root_open = False
+    if root_open and bounds.prefix_length and prefix_length_prunes_children(0, 0.0, R, C, st.ist[K.S_KMAX]):
+        root_open = False
+    if root_open:
+        key = {"bfs": 0.0, "dfs": 0.0, "lower_bound": lb_root, "objective": R, "curiosity": 0.0}[policy]
+        st.ist[K.S_HEAP] = K.root_push(st.hk, st.hid, key, lifo)
+        st.ist[K.S_MAX_HEAP] = 1
+
+    params = np.zeros(K.N_PARAMS, np.int64)
+    params[K.P_HIER] = bounds.hierarchical
+    params[K.P_LOOK] = bounds.lookahead
+    params[K.P_SUPP] = bounds.support
+    params[K.P_ACC] = bounds.accurate_support
+    params[K.P_EQ] = bounds.equivalent_points
+    params[K.P_PERM] = bounds.permutation
+    params[K.P_PLEN] = bounds.prefix_length
+    params[K.P_POLICY] = K.POLICY_CODES[policy]
+    params[K.P_MAXLEN] = max_len_eff
+    params[K.P_N] = N
+    zob = np.random.default_rng(_ZOBRIST_SEED).integers(0, 2**64 - 1, size=max(M, 1),
+                                                          dtype=np.uint64, endpoint=True)
+    mem_limit = None if memory_limit_mb is None else memory_limit_mb * 1024 * 1024
+    history: list[dict] = []
+    gc_runs = 0
+    gc_marked = 0
+    chunks = 0
+    peak_rss = _rss_bytes()
+
+    def scan():
+        """(lower bound on the scaled objective over the open queue, live size, by length)."""
+        nn = int(st.ist[K.S_NODES])
+        dead = np.zeros(nn, np.bool_)
+        by_depth = np.zeros(max_len_eff + 1, np.int64)
+        best, live = K.queue_scan(st.n_parent, st.n_flags, st.n_lb, st.n_depth, nn, st.hid,
+                                  int(st.ist[K.S_HEAP]), C, int(st.ist[K.S_KMAX]), dead, by_depth)
+        return min(float(best), float(st.fst[0])), int(live), by_depth
+
+    def incumbent_objective():
+        return int(st.ist[K.S_INC_M]) / N + c * int(st.ist[K.S_INC_K])
+
+    def record(event: str) -> dict:
+        lb_s, live, by_depth = scan()
+        obj = incumbent_objective()
+        entry = {"time": time.perf_counter() - t0, "objective": obj,
+                 "lower_bound": min(lb_s / N, obj), "nodes_expanded": int(st.ist[K.S_EXPANDED]),
+                 "queue_size": live, "queue_physical": int(st.ist[K.S_HEAP]),
+                 "queue_by_length": [int(v) for v in np.trim_zeros(by_depth, "b")], "event": event}
+        history.append(entry)
+        return entry
+
+    def notify(entry: dict) -> bool:
+        if callback is None:
+            return False
+        info = dict(entry)
+        info["prefix"] = [int(v) for v in st.inc_prefix[:st.ist[K.S_INC_LEN]]]
+        return bool(callback(info))
+
+    termination = None
+    message_extra = ""
+    record("start")
+    next_periodic = time.perf_counter() + history_every
+    chunk = 64
+    try:
+        if not root_open:
+            termination = Termination.OPTIMAL
+        while termination is None:
+            now = time.perf_counter()
+            if time_limit is not None and now - t0 >= time_limit:
+                termination = Termination.TIME_LIMIT
+                break
+            if node_limit is not None and st.ist[K.S_EXPANDED] >= node_limit:
+                termination = Termination.NODE_LIMIT
+                break
+            rss = _rss_bytes()
+            peak_rss = max(peak_rss, rss)
+            if mem_limit is not None and rss >= mem_limit:
+                termination = Termination.MEMORY_LIMIT
+                message_extra = f"resident memory {rss / 2**20:.0f} MB reached memory_limit_mb"
+                break
+            if now >= next_periodic:
+                entry = record("periodic")
+                # a record scans the trie and the queue: keep that under ~5% of the run
+                after = time.perf_counter()
+                next_periodic = after + max(history_every, 20.0 * (after - now))
+                logger.debug("t=%.1fs objective=%.10f bound=%.10f expanded=%d queue=%d",
+                             entry["time"], entry["objective"], entry["lower_bound"],
+                             entry["nodes_expanded"], entry["queue_size"])
+                if notify(entry):
+                    termination = Termination.INTERRUPTED
+                    message_extra = "stopped by the callback"
+                    break
+            budget = chunk
+            if node_limit is not None:
+                budget = min(budget, node_limit - int(st.ist[K.S_EXPANDED]))
+            tc = time.perf_counter()
+            rc = K.search_chunk(kd.capg, kd.tables, kd.upos, kd.umin, kd.allcols, kd.n_heavy_words,
+                                kd.has_umin, zob, C, params, st.n_parent, st.n_ant, st.n_depth,
+                                st.n_flags, st.n_m, st.n_lb, st.hk, st.hid, st.mkey, st.mnode,
+                                st.ist, st.fst, st.inc_prefix, budget, 16 * budget + 4096,
+                                st.path, st.inmask, st.u)
+            chunks += 1
+            dt = time.perf_counter() - tc
+            if rc == K.RC_BUDGET:
+                if dt < 0.01 and chunk < (1 << 22):
+                    chunk *= 2
+                elif dt > 0.08 and chunk > 1:
+                    chunk //= 2
+            if rc == K.RC_EMPTY:
+                termination = Termination.OPTIMAL
+            elif rc == K.RC_GROW:
+                new_n, new_h, new_m, extra = st.growth_plan(M)
+                if max(new_n, new_h) > _MAX_IDS:
+                    termination = Termination.MEMORY_LIMIT
+                    message_extra = f"the search reached {_MAX_IDS:,} trie nodes (int32 node ids)"
+                    break
+                if mem_limit is not None and _rss_bytes() + extra >= mem_limit:
+                    termination = Termination.MEMORY_LIMIT
+                    message_extra = (f"growing the search arrays by {extra / 2**20:.0f} MB would "
+                                     "exceed memory_limit_mb")
+                    break
+                st.grow(new_n, new_h, new_m)
+            elif rc == K.RC_IMPROVED:
+                hs, marked = K.gc_pass(st.n_parent, st.n_flags, st.n_lb, st.n_depth,
+                                       int(st.ist[K.S_NODES]), st.hk, st.hid, int(st.ist[K.S_HEAP]),
+                                       float(st.fst[0]), C, bounds.lookahead, use_lb, bounds.prefix_length,
+                                       int(st.ist[K.S_KMAX]), lifo,
+                                       np.zeros(int(st.ist[K.S_NODES]), np.bool_))
+                st.ist[K.S_HEAP] = hs
+                gc_runs += 1
+                gc_marked += int(marked)
+                entry = record("incumbent")
+                logger.info("new incumbent objective=%.10f (%d mistakes, %d rules) bound=%.10f "
+                            "t=%.2fs expanded=%d", entry["objective"], int(st.ist[K.S_INC_M]),
+                            int(st.ist[K.S_INC_K]), entry["lower_bound"], entry["time"],
+                            entry["nodes_expanded"])
+                if notify(entry):
+                    termination = Termination.INTERRUPTED
+                    message_extra = "stopped by the callback"
+                    break
+    except KeyboardInterrupt:
+        termination = Termination.INTERRUPTED
+        message_extra = "interrupted by the user (KeyboardInterrupt)"
+
+    # ---- the certificate ----
+    peak_rss = max(peak_rss, _rss_bytes())
+    R = float(st.fst[0])
+    inc_m, inc_K = int(st.ist[K.S_INC_M]), int(st.ist[K.S_INC_K])
+    prefix = [int(v) for v in st.inc_prefix[:st.ist[K.S_INC_LEN]]]
+    objective = inc_m / N + c * inc_K
+    if termination is Termination.OPTIMAL:
+        lb_s, live = R, 0
+    else:
+        lb_s, live, _ = scan()
+        if live == 0 or lb_s >= R - TOL:
+            # every open prefix is dominated: the proof is complete
+            termination, lb_s = Termination.OPTIMAL, R
+    if termination is Termination.OPTIMAL:
+        status, lower_bound = SolutionStatus.OPTIMAL, objective
+    else:
+        status, lower_bound = SolutionStatus.FEASIBLE, min(lb_s / N, objective)
+
+    model = rule_list_from_prefix(problem, prefix)
+    pm, dm, _ = prefix_stats_reference(problem, prefix)
+    if pm + dm != inc_m or len(prefix) != inc_K:  # pragma: no cover - internal consistency
+        raise RuntimeError(f"internal error: search reports {inc_m} mistakes with {inc_K} rules, "
+                           f"the returned list has {pm + dm} with {len(prefix)}")
+
+    restricted = max_length is not None and max_length < M
+    k_bound = max_prefix_length(R, C, M)
+    binding = restricted and k_bound > max_length
+    msgs = []
+    if termination is Termination.OPTIMAL:
+        msgs.append("queue exhausted: the rule list is optimal")
+    else:
+        msgs.append(f"stopped by {termination.value}: the incumbent is feasible, the bound is "
+                    "the minimum over the open queue")
+    if restricted:
+        if binding:
+            msgs.append(f"within max_length={max_length} rules only (the restriction may bind: "
+                        f"Theorem 4 allows up to {k_bound} rules)")
+        else:
+            msgs.append(f"max_length={max_length} is not binding (Theorem 4: any list as good "
+                        f"has at most floor(R/c)={k_bound} rules)")
+    if message_extra:
+        msgs.append(message_extra)
+
+    wall = time.perf_counter() - t0
+    stats = {name: int(st.ist[i]) for i, name in enumerate(K.STATE_NAMES)}
+    for k in ("nodes", "heap", "map_entries", "inc_len", "inc_mistakes", "inc_rules", "k_max"):
+        stats.pop(k)
+    stats.update({
+        "map_insertions": stats["map_insertions_new"] + stats["map_replacements"],
+        "trie_nodes": int(st.ist[K.S_NODES]), "map_entries": int(st.ist[K.S_MAP]),
+        "queue_size_at_end": int(live), "gc_runs": gc_runs, "gc_nodes_deleted": gc_marked,
+        "chunks": chunks, "mistakes": inc_m, "n_rules": inc_K, "n_samples": N,
+        "n_antecedents": M, "c": c, "policy": policy, "bounds": bounds.as_dict(),
+        "max_length": max_length, "max_length_binding": bool(binding),
+        "optimal_unrestricted": termination is Termination.OPTIMAL and not binding,
+        "prefix_length_bound": int(k_bound), "kernel_mode": kd.mode, "kernel_columns": kd.n_columns,
+        "kernel_words": kd.n_words, "cpu_time": time.process_time() - cpu0,
+        "peak_rss_mb": peak_rss / 2**20, "search_arrays_mb": st.allocated_bytes() / 2**20,
+        "prefix": prefix,
+    })
+    history.append({"time": wall, "objective": objective, "lower_bound": lower_bound,
+                    "nodes_expanded": int(st.ist[K.S_EXPANDED]), "queue_size": int(live),
+                    "queue_physical": int(st.ist[K.S_HEAP]), "queue_by_length": [],
+                    "event": "end"})
+    cert = Certificate(termination=termination, status=status, objective=objective,
+                       lower_bound=lower_bound, solver=SOLVER, solver_version=_version(),
+                       abs_tol=ABS_TOL, rel_tol=0.0, nodes=int(st.ist[K.S_EXPANDED]),
+                       iterations=0, wall_time=wall, warm_start_objective=warm_obj,
+                       message="; ".join(msgs), history=history, stats=stats)
+    logger.info("corels c=%g: %s objective=%.10f bound=%.10f expanded=%d in %.2fs",
+                c, termination.value, objective, lower_bound, cert.nodes, wall)
+    return model, cert

@@ -1,0 +1,172 @@
+"""Each CORELS pruning rule against brute force over the subtree it prunes; kernel vs numpy."""
+
+import numpy as np
+import pytest
+
+from rulecert import RuleProblem, bits
+from rulecert.mining import read_corels
+from rulecert.search.corels import bounds as B
+from rulecert.search.corels import kernel as K
+from rulecert.search.corels.data import build_kernel_data
+from rulecert.search.corels.reference import exhaustive
+
+EPS = 1e-9  # scaled objective units (mistakes); distinct values in these tests differ by >= 0.01
+
+
+def tiny_problem(rng, n_range=(6, 50), m_range=(2, 6)):
+    n = int(rng.integers(*n_range))
+    M = int(rng.integers(*m_range))
+    A = rng.random((n, M)) < rng.uniform(0.05, 0.8, size=M)
+    for j in range(1, M):
+        r = rng.random()
+        k = int(rng.integers(0, j))
+        if r < 0.15:
+            A[:, j] = A[:, k] | A[:, j]
+        elif r < 0.3:
+            A[:, j] = A[:, k] & A[:, j]
+    y = rng.random(n) < rng.uniform(0.25, 0.75)
+    if y.all() or not y.any():
+        y[0] = not y[0]
+    return RuleProblem.from_matrix(A, y.astype(int))
+
+
+def instances(seed, count):
+    rng = np.random.default_rng(seed)
+    for _ in range(count):
+        p = tiny_problem(rng)
+        n = p.n_samples
+        c = float(rng.choice([0.0, 0.01, 0.02, 0.05, 0.1, 0.2, 1.0 / n, 2.0 / n]))
+        recs = exhaustive(p, c)
+        yield p, c, c * n, recs
+
+
+def incumbents(recs, rng, k=6):
+    """Plausible incumbent values R (scaled): the optimum and objectives of random lists."""
+    vals = sorted(r.scaled_objective for r in recs.values())
+    pick = [vals[0]] + [vals[int(i)] for i in rng.integers(0, len(vals), size=k)]
+    return pick
+
+
+def test_support_bounds_theorems_10_11():
+    checked = [0, 0]
+    for p, c, C, recs in instances(1, 150):
+        opt = min(r.scaled_objective for r in recs.values())
+        for pre, r in recs.items():
+            if not pre:
+                continue
+            if B.support_prunes(r.last_captured, C):
+                checked[0] += 1
+                assert r.subtree_min > opt + EPS, (pre, c)  # no optimal list starts with pre
+            if B.accurate_support_prunes(r.last_correct, C):
+                checked[1] += 1
+                assert r.subtree_min > opt + EPS, (pre, c)
+    assert min(checked) > 100
+
+
+def test_hierarchical_lookahead_equivalent_points_prefix_length():
+    rng = np.random.default_rng(2)
+    checked = dict.fromkeys(["hier", "eq", "look", "look_eq", "plen", "kmax"], 0)
+    for p, c, C, recs in instances(2, 150):
+        M = p.n_antecedents
+        for R in incumbents(recs, rng):
+            k_max = B.max_prefix_length(R, C, M)
+            # Theorem 4: every list with objective <= R has at most k_max rules
+            assert all(r.depth <= k_max for r in recs.values() if r.scaled_objective <= R + EPS)
+            checked["kmax"] += 1
+            for pre, r in recs.items():
+                b = B.hierarchical_lower_bound(r.prefix_mistakes, r.depth, C)
+                b0 = r.minority_left
+                if B.subtree_prunes(b, R):  # Theorem 1
+                    checked["hier"] += 1
+                    assert r.subtree_min >= R - EPS
+                if B.subtree_prunes(b + b0, R):  # Theorem 20
+                    checked["eq"] += 1
+                    assert r.subtree_min >= R - EPS
+                assert r.subtree_min >= b + b0 - EPS
+                if B.lookahead_prunes(b, C, R):  # Lemma 2
+                    checked["look"] += 1
+                    assert r.extension_min >= R - EPS
+                if B.lookahead_prunes(b + b0, C, R):  # Lemma 2 with Theorem 20
+                    checked["look_eq"] += 1
+                    assert r.extension_min >= R - EPS
+                if B.prefix_length_prunes_children(r.depth, b, R, C, k_max):  # Theorems 4, 6
+                    checked["plen"] += 1
+                    assert r.extension_min >= R - EPS
+    assert min(checked.values()) > 50, checked
+
+
+def test_permutation_bound_corollary_16():
+    checked = 0
+    for p, c, C, recs in instances(3, 150):
+        by_set = {}
+        for pre, r in recs.items():
+            by_set.setdefault(frozenset(pre), []).append(r)
+        for group in by_set.values():
+            for r1 in group:
+                for r2 in group:
+                    if r1 is not r2 and B.permutation_dominated(r2.prefix_mistakes, r1.prefix_mistakes):
+                        checked += 1
+                        assert r1.subtree_min <= r2.subtree_min + EPS
+    assert checked > 1000
+
+
+def test_paper_theorem6_floor_form_is_not_used():
+    """JMLR eq. (11) with floor and a strict inequality would cut a child with b + C < R when
+    (R - b) / C is not an integer; our one-step form keeps it."""
+    C, b, R = 1.0, 0.0, 1.5
+    assert not B.prefix_length_prunes_children(0, b, R, C, B.max_prefix_length(R, C, 10))
+
+
+def test_labels_ties_predict_one():
+    assert B.rule_correct(3, 3) == 3 and B.default_mistakes(3, 3) == 3
+    assert B.default_mistakes(5, 2) == 2 and B.default_mistakes(2, 5) == 2
+
+
+# ---- kernel counts vs the numpy reference ---------------------------------------------------
+def _compare_counts(p, rng, trials=20):
+    for mode in ("groups", "samples"):
+        kd = build_kernel_data(p, mode)
+        for _ in range(trials):
+            L = int(rng.integers(0, min(4, p.n_antecedents) + 1))
+            prefix = rng.permutation(p.n_antecedents)[:L].astype(np.int32)
+            ref = B.child_counts_reference(p, prefix)
+            pos, neg, mnr, pu, nu, mu = K.child_counts(kd.capg, kd.tables, kd.upos, kd.umin,
+                                                       kd.allcols, kd.n_heavy_words, kd.has_umin,
+                                                       prefix)
+            assert (pos == ref["pos"]).all() and (neg == ref["neg"]).all()
+            assert (mnr == ref["minority"]).all()
+            assert (pu, nu, mu) == (ref["pos_u"], ref["neg_u"], ref["min_u"])
+
+
+@pytest.mark.parametrize("n, M", [(50, 3), (700, 8), (3000, 13), (130, 40)])
+def test_kernel_counts_match_numpy_reference(n, M):
+    rng = np.random.default_rng(n + M)
+    A = rng.random((n, M)) < rng.uniform(0.1, 0.9, size=M)
+    y = (rng.random(n) < 0.4).astype(int)
+    p = RuleProblem.from_matrix(A, y)
+    kd = build_kernel_data(p)
+    assert kd.n_minority == bits.count(p.minority)
+    _compare_counts(p, rng)
+
+
+def test_kernel_counts_match_on_compas(compas_stem):
+    p = read_corels(compas_stem)
+    kd = build_kernel_data(p)
+    assert kd.mode == "groups" and kd.n_words < p.n_words
+    _compare_counts(p, np.random.default_rng(0), trials=30)
+
+
+def test_heap_orders_by_key_then_id():
+    rng = np.random.default_rng(0)
+    for lifo in (False, True):
+        keys = rng.integers(0, 5, size=300).astype(float)
+        hk, hid = np.empty(300), np.empty(300, np.int32)
+        size = 0
+        for i, k in enumerate(keys):
+            size = K.heap_push(hk, hid, size, k, i, lifo)
+        out = []
+        while size:
+            nid, size = K.heap_pop(hk, hid, size, lifo)
+            out.append(nid)
+        expect = sorted(range(300), key=lambda i: (keys[i], -i if lifo else i))
+        assert out == expect
