@@ -5,7 +5,7 @@
     python experiments/bench_corels.py --json          # one JSON object per line
 
 Each run is a fresh Python process (so peak memory, ``ru_maxrss``, is that run's, including the
-interpreter, numpy and numba), reading (with a numpy-only reader unless ``--reader rulecert``) ``compas_train`` from the CORELS files in
+interpreter, numpy and numba), reading ``compas_train`` with ``rulecert.mining.read_corels`` from the CORELS files in
 ``$RULECERT_DATA/compas/corels_binarized`` (default ``../shared/data`` beside the checkout).
 CPU seconds are those of the ``corels`` call (``time.process_time``); the child's whole CPU
 (import, data read, numba cache load) is printed too.  A warm-up process first fills numba's
@@ -37,26 +37,9 @@ REFERENCE = {
 CHILD = r"""
 import json, resource, sys, time
 cpu0 = time.process_time()
-stem, c, policy, reader = sys.argv[1], float(sys.argv[2]), sys.argv[3], sys.argv[4]
-if reader == "rulecert":
-    from rulecert.mining import read_corels
-    problem = read_corels(stem)
-else:
-    # numpy-only reader: rulecert.mining imports scikit-learn / pandas (for its binarizer),
-    # which would add ~100 MB to this process's peak memory without touching the search
-    import numpy as np
-    from rulecert import RuleProblem, bits
-    def rows(path):
-        names, out = [], []
-        for line in open(path):
-            if line.strip():
-                name, rest = line[1:].split("} ", 1)
-                names.append(name)
-                out.append(np.array(rest.split(), dtype=np.uint8).astype(bool))
-        return names, np.vstack(out)
-    names, A = rows(stem + ".out")
-    _, L = rows(stem + ".label")
-    problem = RuleProblem(bits.pack(A), L[1].astype(np.int8), names)
+stem, c, policy = sys.argv[1], float(sys.argv[2]), sys.argv[3]
+from rulecert.mining import read_corels  # lazy package: does not load scikit-learn / pandas
+problem = read_corels(stem)
 from rulecert.search.corels import corels
 w0, t0 = time.perf_counter(), time.process_time()
 model, cert = corels(problem, c, policy=policy)
@@ -78,8 +61,8 @@ def data_stem() -> Path:
     return root / "compas" / "corels_binarized" / "compas_train"
 
 
-def run_child(stem: Path, c: float, policy: str, reader: str) -> dict:
-    out = subprocess.run([sys.executable, "-c", CHILD, str(stem), repr(c), policy, reader],
+def run_child(stem: Path, c: float, policy: str) -> dict:
+    out = subprocess.run([sys.executable, "-c", CHILD, str(stem), repr(c), policy],
                          capture_output=True, text=True, check=True, cwd=REPO)
     return json.loads(out.stdout.strip().splitlines()[-1])
 
@@ -91,17 +74,15 @@ def main(argv=None) -> int:
     ap.add_argument("--policy", default="lower_bound")
     ap.add_argument("--no-warmup", action="store_true")
     ap.add_argument("--json", action="store_true")
-    ap.add_argument("--reader", choices=["light", "rulecert"], default="light",
-                    help="read the data with a numpy-only reader (default) or rulecert.mining")
     args = ap.parse_args(argv)
     stem = data_stem()
     if not stem.with_suffix(".out").exists():
         print(f"COMPAS CORELS files not found at {stem} (set RULECERT_DATA)", file=sys.stderr)
         return 2
     if not args.no_warmup:
-        run_child(stem, 0.05, args.policy, args.reader)  # fills numba's on-disk cache
+        run_child(stem, 0.05, args.policy)  # fills numba's on-disk cache
     print(f"# rulecert CORELS on {stem.name}, policy={args.policy}, repeats={args.repeats} "
-          f"(median), reader={args.reader}, cores={os.cpu_count()}, load avg={os.getloadavg()[0]:.2f}")
+          f"(median), cores={os.cpu_count()}, load avg={os.getloadavg()[0]:.2f}")
     header = (f"{'c':>6} {'cpu s':>7} {'wall s':>7} {'proc s':>7} {'ref cpu':>7} {'ratio':>6} {'rss MB':>7} "
               f"{'ref MB':>6} {'ratio':>6} {'expanded':>10} {'ref':>10} {'trie ins':>10} "
               f"{'map ins':>10} {'optimum':>14} ok")
@@ -109,7 +90,7 @@ def main(argv=None) -> int:
         print(header)
     failures = 0
     for c in args.c:
-        runs = [run_child(stem, c, args.policy, args.reader) for _ in range(args.repeats)]
+        runs = [run_child(stem, c, args.policy) for _ in range(args.repeats)]
         med = {k: statistics.median(r[k] for r in runs)
                for k in ("cpu", "wall", "child_cpu", "maxrss_mb")}
         r0 = runs[0]
