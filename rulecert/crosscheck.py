@@ -1,4 +1,9 @@
-"""Brute force for tiny instances, used to check every exact solver and every bound."""
+"""Brute force for tiny instances, and solver-vs-solver agreement.
+
+``brute_force_rule_list`` enumerates every prefix (tiny instances only);
+``crosscheck_rule_list`` runs CORELS and the rule-list MIP on one problem and reports both
+objectives, both bounds and whether they agree.
+"""
 from __future__ import annotations
 
 import itertools
@@ -32,3 +37,9 @@ def brute_force_rule_list(problem, c: float, max_length: int | None = None,
             if best is None or s.objective < best[1].objective - 1e-12:
                 best = (p, s)
     return best
+
+
+def crosscheck_rule_list(*args, **kwargs):
+    """CORELS vs the rule-list MIP; see :func:`rulecert.mipmodels.crosscheck.crosscheck_rule_list`."""
+    from .mipmodels.crosscheck import crosscheck_rule_list as _cc
+    return _cc(*args, **kwargs)

@@ -12,19 +12,33 @@ from sklearn.base import clone
 from sklearn.pipeline import make_pipeline
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from rulecert.estimators import CorelsClassifier
+from rulecert.estimators import CorelsClassifier, RuleListMIPClassifier
 from rulecert.mining import FeatureBinarizer
+
+pytestmark = pytest.mark.filterwarnings("ignore:c=.* is below 1/n:UserWarning")
+
+_WEIGHTS_COUNT_ROWS = ("FeatureBinarizer thresholds and the mining support filter count rows, not "
+                       "weights, so repeated rows and integer weights give different antecedents")
 
 
 def registry():
-    """Learners under the shared suite (raw features through the binarizer)."""
+    """Learners under the shared suite (raw features through the binarizer), small limits."""
     return [
         CorelsClassifier(c=0.01, max_card=1, node_limit=2000,
                          binarizer=FeatureBinarizer(n_thresholds=4, negations=True)),
+        RuleListMIPClassifier(c=0.05, max_rules=2, backend="cpsat", threads=1, time_limit=20,
+                              binarizer=FeatureBinarizer(n_thresholds=2, negations=True)),
     ]
 
 
-@parametrize_with_checks(registry())
+EXPECTED_FAILURES = {
+    "RuleListMIPClassifier": {"check_sample_weight_equivalence_on_dense_data": _WEIGHTS_COUNT_ROWS},
+}
+
+
+@parametrize_with_checks(registry(),
+                         expected_failed_checks=lambda est: EXPECTED_FAILURES.get(type(est).__name__, {}),
+                         xfail_strict=False)
 def test_sklearn_compatible(estimator, check):
     check(estimator)
 

@@ -7,7 +7,7 @@ import logging
 import sys
 
 # Each module exposes add_parser(subparsers) and run(args) -> int.
-SUBCOMMANDS = ["corels"]
+SUBCOMMANDS = ["corels", "crosscheck"]
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -1,5 +1,6 @@
 """scikit-learn classifiers that wire binarization, mining and the solvers together."""
 from ._base import BinaryRuleClassifier
 from .corels import CorelsClassifier
+from .rulelist_mip import RuleListMIPClassifier
 
-__all__ = ["BinaryRuleClassifier", "CorelsClassifier"]
+__all__ = ["BinaryRuleClassifier", "CorelsClassifier", "RuleListMIPClassifier"]

@@ -1,0 +1,128 @@
+"""RuleListMIPClassifier: the CORELS objective solved exactly by a MIP (HiGHS, PuLP or CP-SAT)."""
+from __future__ import annotations
+
+from numbers import Integral, Real
+
+from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
+
+from ._base import BinaryRuleClassifier
+
+
+class RuleListMIPClassifier(BinaryRuleClassifier):
+    """Rule list of at most ``max_rules`` rules minimizing ``mistakes / n + c * rules``.
+
+    The optimization is the rule-list MIP of :mod:`rulecert.mipmodels.rulelist`; its
+    certificate says whether the optimum is proven and whether ``max_rules`` is large enough
+    for the result to be optimal among *all* rule lists (``certificate_.stats
+    ["exact_for_unrestricted"]``).  X must be binary unless ``binarizer`` is given.
+    Antecedents are mined from the binary columns as in :class:`CorelsClassifier`: all
+    conjunctions of up to ``max_card`` literals (with negations if ``negations``) whose
+    support lies in [min_support, 1 - min_support]; identical capture vectors are merged.
+
+    Parameters
+    ----------
+    c : float in [0, 1)
+        Penalty per rule.
+    max_rules : int >= 1
+        Largest number of rules before the default rule.
+    backend : {"cpsat", "highs", "pulp"}
+        CP-SAT (the default) was several times faster than HiGHS on these models in our
+        measurements (``experiments/bench_rulelist_mip.py``); it needs integer-valued
+        sample weights, use "highs" for fractional weights.
+    time_limit : float or None
+        Seconds for the whole solve; a limit-stopped fit keeps the incumbent (certificate
+        FEASIBLE with its gap).
+    node_limit : int or None
+        HiGHS node limit (highs / pulp backends).
+    greedy_start : bool
+        Start the solver from a greedy rule list (the certificate records its objective).
+    cuts : bool
+        Add the valid inequalities of the JMLR bounds.
+    max_card, min_support, negations : antecedent mining settings (default: single literals).
+    seed : int
+        Solver seed.
+    threads : int or None
+        HiGHS threads / CP-SAT workers (None: HiGHS default, 2 CP-SAT workers); one CP-SAT
+        worker makes fits reproducible.
+    binarizer : transformer or None
+        Fitted (cloned) inside ``fit`` to turn raw features into binary literals.
+
+    Attributes
+    ----------
+    rule_list_ : rulecert.RuleList
+    certificate_ : rulecert.Certificate
+    n_antecedents_ : int
+    classes_ : array of the two classes
+    """
+
+    _parameter_constraints = {
+        "c": [Interval(Real, 0, 1, closed="left")],
+        "max_rules": [Interval(Integral, 1, None, closed="left")],
+        "backend": [StrOptions({"highs", "pulp", "cpsat"})],
+        "time_limit": [None, Interval(Real, 0, None, closed="neither")],
+        "node_limit": [None, Interval(Integral, 1, None, closed="left")],
+        "greedy_start": ["boolean"],
+        "cuts": ["boolean"],
+        "max_card": [Interval(Integral, 1, None, closed="left")],
+        "min_support": [Interval(Real, 0, 0.5, closed="left")],
+        "negations": ["boolean"],
+        "seed": [Interval(Integral, 0, None, closed="left")],
+        "threads": [None, Interval(Integral, 1, None, closed="left")],
+        "binarizer": [None, HasMethods(["fit", "transform"])],
+    }
+
+    def __init__(self, c=0.01, *, max_rules=5, backend="cpsat", time_limit=None, node_limit=None,
+                 greedy_start=True, cuts=True, max_card=1, min_support=0.01, negations=True,
+                 seed=0, threads=None, binarizer=None):
+        self.c = c
+        self.max_rules = max_rules
+        self.backend = backend
+        self.time_limit = time_limit
+        self.node_limit = node_limit
+        self.greedy_start = greedy_start
+        self.cuts = cuts
+        self.max_card = max_card
+        self.min_support = min_support
+        self.negations = negations
+        self.seed = seed
+        self.threads = threads
+        self.binarizer = binarizer
+
+    def fit(self, X, y, sample_weight=None):
+        from ..certificate import Termination
+        from ..mining.antecedents import mine_antecedents
+        from ..mipmodels.rulelist import fit_rule_list_mip
+
+        self._validate_params()
+        if self.node_limit is not None and self.backend == "cpsat":
+            raise ValueError("node_limit applies to the highs and pulp backends; "
+                             "use time_limit with backend='cpsat'")
+        Xb, y01, sw, names = self._prepare_fit(X, y, sample_weight)
+        aset = mine_antecedents(Xb, names, max_card=self.max_card, min_support=self.min_support,
+                                negations=self.negations)
+        problem = aset.to_problem(y01, sample_weight=sw)
+        rule_list, cert = fit_rule_list_mip(
+            problem, self.c, max_rules=self.max_rules, backend=self.backend,
+            time_limit=self.time_limit, node_limit=self.node_limit, warm_start="greedy" if self.greedy_start else None,
+            cuts=self.cuts, seed=self.seed, threads=self.threads)
+        if cert.termination is Termination.ERROR and rule_list is None:
+            raise RuntimeError(f"the {self.backend} MIP solver failed: {cert.message}")
+        if rule_list is None:
+            raise RuntimeError("no rule list was found within the limits "
+                               f"({cert.termination.value}); use greedy_start=True or a "
+                               "larger time_limit")
+        self.rule_list_ = rule_list
+        self.certificate_ = cert
+        self.n_antecedents_ = problem.n_antecedents
+        return self
+
+    def _predict01(self, Xb):
+        return self.rule_list_.predict(Xb)
+
+    def __str__(self) -> str:
+        if not hasattr(self, "rule_list_"):
+            return repr(self)
+        return f"{self.rule_list_.to_text(probabilities=True)}\n\n{self.certificate_.summary()}"
+
+
+__all__ = ["RuleListMIPClassifier"]

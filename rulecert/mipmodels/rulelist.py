@@ -1,0 +1,1121 @@
+"""An exact mixed-integer program of CORELS rule lists over pre-mined antecedents.
+
+Problem: minimize ``mistakes / N + c * (number of rules)`` over rule lists of at most ``K``
+rules drawn from the antecedents of a :class:`~rulecert.problem.RuleProblem`, default rule
+last (CORELS, JMLR 2018, eq. (2); ``N`` is the number of samples or the total weight).
+
+Formulation (one neutral model, three backends)
+------------------------------------------------
+Samples with identical capture patterns over all antecedents form *groups* ``g`` with
+positive and negative mass ``pos_g``, ``neg_g`` (exact: every rule list classifies a group as
+one).  Groups of zero mass are dropped.  Variables:
+
+* ``x[k, r, l]`` binary: rule ``r`` with label ``l`` sits at position ``k`` (``k < K``).
+* ``u[k]`` binary: position ``k`` is used; ``u[k] = sum_{r,l} x[k,r,l]``, ``u[k+1] <= u[k]``.
+* ``d`` binary: the default rule predicts 1.
+* ``w[g, k, l]`` in [0, 1] (binary in CP-SAT): group ``g`` is first captured at position
+  ``k`` by a rule with label ``l``; slot ``k = K`` is the default rule.
+
+Constraints (per group ``g`` with antecedents ``R(g)`` that capture it):
+
+* capture-with-label: ``w[g,k,l] <= sum_{r in R(g)} x[k,r,l]``;
+* forcing: ``sum_{j <= k, l} w[g,j,l] >= sum_{r in R(g), l} x[k,r,l]`` (a group captured at
+  ``k`` is first captured at or before ``k``; with the assignment equation below this also
+  forbids any later "first" capture);
+* assignment: ``sum_{k, l} w[g,k,l] = 1``; default label: ``w[g,K,1] <= d``,
+  ``w[g,K,0] <= 1 - d``;
+* each antecedent at most once: ``sum_{k,l} x[k,r,l] <= 1``.
+
+Given integral ``x`` and ``d`` the ``w`` are forced to the 0/1 first-capture indicators, so
+they may stay continuous in the LP-based backends.  The loss is linear with no error
+variables: ``mistakes = sum_{g,k} neg_g * w[g,k,1] + pos_g * w[g,k,0]``.  HiGHS and PuLP
+minimize ``mistakes + c * N * rules`` (the objective times ``N``, so the LP file reads in
+mistakes); CP-SAT minimizes the same times the denominator of ``c`` (integers).
+
+Valid inequalities (``cuts``), all satisfied by every optimal rule list of the ``K``-restricted
+problem, so none removes an optimum:
+
+* ``"support"`` (JMLR Theorem 10): a used rule newly captures at least ``t = ceil(c N)``
+  samples: ``sum_g mass_g sum_l w[g,k,l] >= t u[k]``;
+* ``"accuracy"`` (JMLR Theorem 11, per label): a used rule classifies at least ``t`` of them
+  correctly: ``sum_g pos_g w[g,k,1] >= t sum_r x[k,r,1]`` and likewise for label 0;
+* ``"fixing"``: ``x[k,r,1] = 0`` when antecedent ``r`` captures fewer than ``t`` positives
+  at all (and likewise for label 0) -- Theorem 11 applied before the solve;
+* ``"majority"``: a rule's label is a (weak) majority of what it newly captures (else
+  flipping it is strictly better): ``sum_g (pos_g - neg_g) w[g,k,1] >= 0`` etc.;
+* ``"last"`` (c > 0): the last rule does not predict the default label (else dropping it
+  saves c): ``sum_r x[k,r,1] + d - u[k+1] <= 1`` and ``sum_r x[k,r,0] - d - u[k+1] <= 0``;
+* ``"order"`` (symmetry): adjacent rules with the same label commute (the list predicts
+  the same), so their antecedent indices increase:
+  ``sum_{r'' >= r} x[k,r'',l] + sum_{r' < r} x[k+1,r',l] <= 1``.  This keeps one
+  representative of every class of equivalent lists; the other families hold for every
+  optimal list, hence for that representative.
+
+None of the families tightens the LP relaxation much (it stays near the equivalent-points
+bound plus c: fractional labels let every group be classified correctly); they prune the
+branch-and-bound.  ``experiments/bench_rulelist_mip.py`` measures them: on a COMPAS
+subsample with 58 groups (n=300, M=20, K=5) CP-SAT proved optimality in 23 s without cuts,
+7.5 s with the four JMLR families and 3.5 s with all six; HiGHS took 24-34 s whatever the
+cuts (fewest nodes with the JMLR families, which are its default).
+
+The proofs of Theorems 10 and 11 delete a rule, which keeps a list inside the restricted
+space, so they hold for the restricted problem too; they do not use the label rule.  Warm
+starts are repaired (:func:`repair_prefix`) to satisfy every family before they are passed
+to a solver.
+
+Labels and ties
+---------------
+The MIP picks labels freely; for a fixed prefix the majority labels minimize mistakes, so the
+optimum is the CORELS optimum.  The returned :class:`~rulecert.rules.RuleList` is relabelled
+with the shared rule (:func:`rulecert.rules.rule_list_from_prefix`: majority, ties predict 1),
+which never increases the objective; the objective is recomputed exactly with
+:func:`rulecert.objectives.rule_list_objective`, and the solver's own objective must equal
+the recomputed objective of the list it returned (with its labels), else the certificate
+says ERROR.
+
+Exactness for the unrestricted problem
+--------------------------------------
+For any rule list ``d`` with ``R(d) <= R_inc`` (an incumbent's objective),
+``c L(d) <= R(d) - mistakes(d)/N <= R_inc - EP/N``, where ``EP`` is the equivalent-points
+lower bound on mistakes (JMLR Theorem 20).  So every optimal list has at most
+``L = floor((R_inc - EP/N) / c)`` rules (JMLR Theorem 6 for the empty prefix / Corollary 5,
+with the equivalent-points refinement; the plain JMLR figure ``floor(R_inc / c)`` is recorded
+too).  When ``max_rules >= min(L, M)`` the restricted optimum is the unrestricted optimum;
+``stats["exact_for_unrestricted"]`` and the message say which case holds.  Positions beyond
+``L`` are never used by a list at least as good as the incumbent, so the model is built with
+``min(K, L)`` positions.
+
+The rational value of ``c``
+---------------------------
+``c`` is read as the decimal it prints as (``repr``: ``0.01`` is 1/100); counting thresholds
+use the smaller of that rational and the binary float, so they are valid under both.  CP-SAT
+scales the objective by ``N * q`` for ``c = p / q``; if that would exceed 2**50 the scaled
+model uses the nearest fraction with a smaller denominator and the reported bound subtracts
+``|c - p'/q'| * K`` (a rigorous correction, recorded in ``stats``).
+"""
+from __future__ import annotations
+
+import dataclasses
+import logging
+import math
+import time
+from fractions import Fraction
+from typing import Iterable, Sequence
+
+import numpy as np
+
+from ..certificate import Certificate, SolutionStatus, Termination
+from ..objectives import capture_counts, rule_list_objective
+from ..rules import RuleList, rule_list_from_prefix
+from . import cpsat as _cpsat
+from . import highs as _highs
+
+log = logging.getLogger(__name__)
+
+BACKENDS = ("highs", "pulp", "cpsat")
+CUT_FAMILIES = ("support", "accuracy", "fixing", "majority", "last", "order")
+DEFAULT_CUTS = {"highs": ("support", "accuracy", "fixing", "majority"),
+                "pulp": ("support", "accuracy", "fixing", "majority"),
+                "cpsat": CUT_FAMILIES}
+"""What ``cuts=True`` means per backend (measured in experiments/bench_rulelist_mip.py: the
+symmetry families "last"/"order" halved CP-SAT's time but slowed HiGHS)."""
+MAX_NONZEROS = {"highs": 20_000_000, "pulp": 1_000_000, "cpsat": 5_000_000}
+"""Backend size limits (estimated constraint-matrix nonzeros) checked before any work."""
+_CPSAT_MAX_SCALE = 2 ** 50
+_LATTICE_MIN_STEP = 1e-4   # in mistakes: below this the bound is not rounded to the lattice
+_BOUND_TOL = 1e-6          # relative slack granted to a solver's floating-point dual bound
+
+
+# ----------------------------------------------------------------------------------------
+# groups, incumbents and bounds
+# ----------------------------------------------------------------------------------------
+@dataclasses.dataclass(frozen=True)
+class GroupData:
+    """Samples aggregated by capture pattern (zero-mass groups dropped).
+
+    ``P`` is G x M boolean, ``pos``/``neg`` the masses (int64 when integral, else float),
+    ``N`` the total mass and ``integral`` whether all masses are integers.
+    """
+
+    P: np.ndarray
+    pos: np.ndarray
+    neg: np.ndarray
+    N: float
+    integral: bool
+
+    @property
+    def n_groups(self) -> int:
+        return self.P.shape[0]
+
+    @property
+    def mass(self) -> np.ndarray:
+        return self.pos + self.neg
+
+    @property
+    def ep(self):
+        """Equivalent-points lower bound on the mistakes of any rule list (mass)."""
+        return np.minimum(self.pos, self.neg).sum()
+
+    def prefix_counts(self, prefix: Sequence[int]) -> list[tuple]:
+        """(pos, neg) newly captured by each rule of ``prefix``, then by the default."""
+        rem = np.ones(self.n_groups, dtype=bool)
+        out = []
+        for r in prefix:
+            cap = self.P[:, r] & rem
+            out.append((self.pos[cap].sum(), self.neg[cap].sum()))
+            rem &= ~self.P[:, r]
+        out.append((self.pos[rem].sum(), self.neg[rem].sum()))
+        return out
+
+
+def group_data(problem) -> GroupData:
+    """Aggregate ``problem`` by identical capture patterns (:attr:`RuleProblem.groups`)."""
+    patterns, _, pos, neg = problem.groups
+    pos = np.asarray(pos)
+    neg = np.asarray(neg)
+    keep = (pos + neg) > 0
+    P = np.ascontiguousarray(patterns[keep], dtype=bool)
+    pos, neg = pos[keep], neg[keep]
+    integral = True
+    if pos.dtype.kind == "f":
+        integral = bool(np.all(pos == np.round(pos)) and np.all(neg == np.round(neg))
+                        and (pos + neg).sum() < 2 ** 40)
+        if integral:
+            pos, neg = np.round(pos).astype(np.int64), np.round(neg).astype(np.int64)
+    N = int((pos + neg).sum()) if integral else float((pos + neg).sum())
+    return GroupData(P, pos, neg, N, integral)
+
+
+def c_fraction(c: float) -> Fraction:
+    """The rational the solvers read for ``c``: the decimal it prints as (0.01 -> 1/100)."""
+    return Fraction(repr(float(c)))
+
+
+def _c_low(c: float) -> Fraction:
+    """The smaller of the decimal reading and the exact binary float (conservative)."""
+    return min(c_fraction(c), Fraction(float(c)))
+
+
+def support_threshold(G: GroupData, c: float):
+    """Minimum newly captured (and correctly classified) mass of a rule in an optimal list."""
+    if c <= 0:
+        return 0
+    if G.integral:
+        return int(math.ceil(_c_low(c) * G.N))
+    return float(c) * G.N * (1 - 1e-12)
+
+
+def prefix_length_bound(G: GroupData, c: float, mistakes, n_rules: int,
+                        n_antecedents: int) -> tuple[int, int]:
+    """Upper bounds on the length of every rule list at least as good as an incumbent.
+
+    The incumbent has ``mistakes`` (mass) and ``n_rules`` rules.  Returns
+    ``(refined, jmlr)``: ``jmlr = min(M, floor(R_inc / c))`` (JMLR Theorem 6 for the empty
+    prefix, Corollary 5 when the incumbent is the default-only list) and
+    ``refined = min(M, n_rules + floor((mistakes - EP) / (c N)))`` using the
+    equivalent-points bound on mistakes.  With ``c = 0`` both are ``M`` (Proposition 3).
+    """
+    M = int(n_antecedents)
+    if c <= 0:
+        return M, M
+    cl = _c_low(c)
+    if G.integral:
+        m = Fraction(int(round(mistakes)))
+        ep = Fraction(int(G.ep))
+        N = Fraction(int(G.N))
+        refined = n_rules + math.floor((m - ep) / (cl * N))
+        jmlr = n_rules + math.floor(m / (cl * N))
+    else:  # float masses: a little slack against rounding in the sums
+        cN = float(cl) * G.N
+        refined = n_rules + math.floor((float(mistakes) - float(G.ep)) / cN * (1 + 1e-12) + 1e-9)
+        jmlr = n_rules + math.floor(float(mistakes) / cN * (1 + 1e-12) + 1e-9)
+    return max(0, min(M, refined)), max(0, min(M, jmlr))
+
+
+def greedy_prefix(G: GroupData, c: float, max_rules: int) -> list[int]:
+    """A greedy rule list: repeatedly append the rule giving the best objective.
+
+    Extends up to ``max_rules`` rules (never with a rule that captures nothing new) and
+    returns the best prefix seen along the way (possibly empty).
+    """
+    M = G.P.shape[1]
+    rem = np.ones(G.n_groups, dtype=bool)
+    prefix: list[int] = []
+    used = np.zeros(M, dtype=bool)
+    pre_mistakes = 0.0
+    best_obj = min(G.pos.sum(), G.neg.sum()) / G.N
+    best: list[int] = []
+    Pf = G.P.astype(np.float64)
+    for _ in range(min(max_rules, M)):
+        posr = (G.pos * rem) @ Pf
+        negr = (G.neg * rem) @ Pf
+        tp, tn = float((G.pos * rem).sum()), float((G.neg * rem).sum())
+        m = pre_mistakes + np.minimum(posr, negr) + np.minimum(tp - posr, tn - negr)
+        obj = m / G.N + c * (len(prefix) + 1)
+        obj[used | (posr + negr <= 0)] = np.inf
+        r = int(np.argmin(obj))
+        if not np.isfinite(obj[r]):
+            break
+        prefix.append(r)
+        used[r] = True
+        pre_mistakes += min(posr[r], negr[r])
+        rem &= ~G.P[:, r]
+        if obj[r] < best_obj - 1e-12:
+            best_obj, best = float(obj[r]), list(prefix)
+    return best
+
+
+def _majority(p, q) -> int:
+    return 1 if p >= q else 0
+
+
+def repair_prefix(G: GroupData, prefix: Sequence[int], max_rules: int, threshold,
+                  use_threshold: bool, cuts: Iterable[str] = (), c: float = 0.0) -> list[int]:
+    """Make a prefix feasible for the model built with ``cuts`` (majority labels assumed).
+
+    Duplicates are dropped and the list truncated to ``max_rules``; then, until nothing
+    changes: a rule newly classifying fewer than ``threshold`` correctly is removed (with the
+    support/accuracy cuts; removal never worsens the objective, JMLR Thm 11), a last rule
+    predicting the default label is removed (``"last"``, c > 0: saves c), and adjacent rules
+    with the same label are sorted by index (``"order"``: predictions unchanged).
+    """
+    cuts = set(cuts)
+    seen, out = set(), []
+    for r in prefix:
+        if int(r) not in seen:
+            seen.add(int(r))
+            out.append(int(r))
+    out = out[:max_rules]
+    for _ in range(10 * (len(out) + 1) ** 3):
+        counts = G.prefix_counts(out)
+        labels = [_majority(p, q) for p, q in counts[:-1]]
+        default = _majority(*counts[-1])
+        if use_threshold:
+            bad = [k for k, (p, q) in enumerate(counts[:-1]) if max(p, q) < threshold]
+            if bad:
+                del out[bad[0]]
+                continue
+        if "last" in cuts and c > 0 and out and labels[-1] == default:
+            del out[-1]
+            continue
+        if "order" in cuts:
+            swap = [k for k in range(len(out) - 1)
+                    if labels[k] == labels[k + 1] and out[k] > out[k + 1]]
+            if swap:
+                k = swap[0]
+                out[k], out[k + 1] = out[k + 1], out[k]
+                continue
+        return out
+    raise RuntimeError("repair_prefix did not settle")  # pragma: no cover - see docstring
+
+
+# ----------------------------------------------------------------------------------------
+# the neutral model
+# ----------------------------------------------------------------------------------------
+def _parse_cuts(cuts, backend: str = "cpsat") -> tuple[str, ...]:
+    if cuts is True:
+        return DEFAULT_CUTS.get(backend, CUT_FAMILIES)
+    if cuts is False or cuts is None:
+        return ()
+    if isinstance(cuts, str):
+        cuts = [cuts]
+    try:
+        out = tuple(dict.fromkeys(str(x) for x in cuts))
+    except TypeError:
+        raise ValueError(f"cuts must be True, False or a list of {CUT_FAMILIES}, got {cuts!r}") from None
+    bad = [x for x in out if x not in CUT_FAMILIES]
+    if bad:
+        raise ValueError(f"unknown cut families {bad}; choose from {CUT_FAMILIES}")
+    return out
+
+
+def estimate_nonzeros(G: GroupData, n_antecedents: int, max_rules: int) -> int:
+    """Rough count of constraint-matrix nonzeros of the model (for the size check)."""
+    K = int(max_rules)
+    deg = G.P.sum(axis=1).astype(np.int64)
+    has = deg > 0
+    per_group = np.where(has, 2 * K * (deg + 1) + K * (K + 1) + 2 * K * deg, 0) + 2 * K + 4
+    return int(per_group.sum() + 4 * K * n_antecedents + 8 * K * G.n_groups + 2 * K)
+
+
+class RuleListMIP:
+    """The rule-list MIP for one problem, ``c`` and number of positions (see module doc).
+
+    Build it, then export it (``write("model.lp")`` / ``"model.mps"``, via PuLP), or hand
+    it to a backend (``to_highs``, ``to_pulp``, ``to_cpsat``).  Columns are kept in one
+    neutral order; ``encode`` / ``decode`` translate between column vectors and rule lists.
+    """
+
+    def __init__(self, problem, c: float, max_rules: int, *, cuts=True,
+                 groups: GroupData | None = None):
+        if isinstance(max_rules, bool) or not isinstance(max_rules, (int, np.integer)):
+            raise ValueError(f"max_rules must be an integer >= 0, got {max_rules!r}")
+        if max_rules < 0:
+            raise ValueError(f"max_rules must be >= 0, got {max_rules}")
+        self.problem = problem
+        self.c = float(c)
+        self.K = int(max_rules)
+        self.cuts = _parse_cuts(cuts)
+        self.G = groups if groups is not None else group_data(problem)
+        self.M = problem.n_antecedents
+        self.threshold = support_threshold(self.G, self.c)
+        self._build()
+
+    # ---- construction ---------------------------------------------------------------
+    def _build(self):
+        G, K, M = self.G, self.K, self.M
+        P, pos, neg = G.P, G.pos, G.neg
+        t = self.threshold
+        use_t = t > 0
+        # which (rule, label) pairs may ever be used
+        free = np.ones((M, 2), dtype=bool)
+        if "fixing" in self.cuts and use_t and M:
+            free[:, 1] = (pos @ P) >= t
+            free[:, 0] = (neg @ P) >= t
+        self.free = free
+        names: list[str] = []
+        lb: list[float] = []
+        ub: list[float] = []
+        is_int: list[bool] = []
+        cost: list[float] = []
+
+        def add(name, hi, integer, obj=0.0):
+            names.append(name)
+            lb.append(0.0)
+            ub.append(float(hi))
+            is_int.append(integer)
+            cost.append(obj)
+            return len(names) - 1
+
+        lab = ("neg", "pos")
+        self.x_idx = np.full((K, M, 2), -1, dtype=np.int64)
+        for k in range(K):
+            for r in range(M):
+                for l in (0, 1):
+                    self.x_idx[k, r, l] = add(f"x_k{k + 1}_r{r}_{lab[l]}", 1 if free[r, l] else 0, True)
+        cN = self.c * G.N
+        self.u_idx = np.array([add(f"use_k{k + 1}", 1, True, cN) for k in range(K)], dtype=np.int64)
+        self.d_idx = add("default_pos", 1, True)
+        # w: present only where some free rule could capture the group with that label
+        present = np.zeros((G.n_groups, 2), dtype=bool)
+        if M:
+            for l in (0, 1):
+                present[:, l] = (P & free[None, :, l]).any(axis=1)
+        self.w_idx = np.full((G.n_groups, K + 1, 2), -1, dtype=np.int64)
+        for g in range(G.n_groups):
+            for k in range(K):
+                for l in (0, 1):
+                    if present[g, l]:
+                        self.w_idx[g, k, l] = add(f"w_g{g}_k{k + 1}_{lab[l]}", 1, False,
+                                                  float(neg[g] if l == 1 else pos[g]))
+            for l in (0, 1):
+                self.w_idx[g, K, l] = add(f"w_g{g}_def_{lab[l]}", 1, False,
+                                          float(neg[g] if l == 1 else pos[g]))
+        self.col_names = names
+        self.col_lower = np.array(lb)
+        self.col_upper = np.array(ub)
+        self.col_integer = np.array(is_int, dtype=bool)
+        self.col_cost = np.array(cost)
+        # integer cost coefficients for CP-SAT (filled in by _cpsat_scaling)
+        self._rows_idx: list[np.ndarray] = []
+        self._rows_val: list[np.ndarray] = []
+        self.row_lower: list[float] = []
+        self.row_upper: list[float] = []
+        self.row_names: list[str] = []
+        inf = math.inf
+
+        def row(name, idx, val, lo, hi):
+            self._rows_idx.append(np.asarray(idx, dtype=np.int64))
+            self._rows_val.append(np.asarray(val, dtype=np.float64))
+            self.row_lower.append(lo)
+            self.row_upper.append(hi)
+            self.row_names.append(name)
+
+        xi, wi = self.x_idx, self.w_idx
+        rules_of = [np.flatnonzero(P[g]) for g in range(G.n_groups)]
+        for g in range(G.n_groups):
+            R = rules_of[g]
+            for k in range(K):
+                for l in (0, 1):
+                    if wi[g, k, l] < 0:
+                        continue
+                    xs = xi[k, R[free[R, l]], l]
+                    row(f"cap_g{g}_k{k + 1}_{lab[l]}", np.r_[wi[g, k, l], xs],
+                        np.r_[1.0, -np.ones(len(xs))], -inf, 0.0)
+                xs = np.r_[xi[k, R[free[R, 0]], 0], xi[k, R[free[R, 1]], 1]]
+                if len(xs):
+                    ws = wi[g, :k + 1, :].ravel()
+                    ws = ws[ws >= 0]
+                    row(f"first_g{g}_k{k + 1}", np.r_[ws, xs],
+                        np.r_[np.ones(len(ws)), -np.ones(len(xs))], 0.0, inf)
+            ws = wi[g].ravel()
+            ws = ws[ws >= 0]
+            row(f"assign_g{g}", ws, np.ones(len(ws)), 1.0, 1.0)
+            row(f"defpos_g{g}", [wi[g, K, 1], self.d_idx], [1.0, -1.0], -inf, 0.0)
+            row(f"defneg_g{g}", [wi[g, K, 0], self.d_idx], [1.0, 1.0], -inf, 1.0)
+        for k in range(K):
+            xs = xi[k][free]
+            row(f"use_k{k + 1}", np.r_[self.u_idx[k], xs], np.r_[1.0, -np.ones(len(xs))], 0.0, 0.0)
+            if k + 1 < K:
+                row(f"contig_k{k + 1}", [self.u_idx[k + 1], self.u_idx[k]], [1.0, -1.0], -inf, 0.0)
+        if K > 1:
+            for r in range(M):
+                xs = xi[:, r, :][:, free[r]].ravel()
+                if len(xs):
+                    row(f"once_r{r}", xs, np.ones(len(xs)), -inf, 1.0)
+        mass = (pos + neg).astype(np.float64)
+        posf, negf = pos.astype(np.float64), neg.astype(np.float64)
+        for k in range(K):
+            if "support" in self.cuts and use_t:
+                ws = wi[:, k, :]
+                m = ws >= 0
+                row(f"support_k{k + 1}", np.r_[ws[m], self.u_idx[k]],
+                    np.r_[np.broadcast_to(mass[:, None], ws.shape)[m], -float(t)], 0.0, inf)
+            for l in (0, 1):
+                ws = wi[:, k, l]
+                m = ws >= 0
+                if "accuracy" in self.cuts and use_t:
+                    right = posf if l == 1 else negf
+                    xs = xi[k, free[:, l], l]
+                    row(f"accuracy_k{k + 1}_{lab[l]}", np.r_[ws[m], xs],
+                        np.r_[right[m], -float(t) * np.ones(len(xs))], 0.0, inf)
+        if "majority" in self.cuts:
+            for k in range(K + 1):
+                kname = f"k{k + 1}" if k < K else "def"
+                for l in (0, 1):
+                    ws = wi[:, k, l]
+                    m = ws >= 0
+                    coef = (posf - negf) if l == 1 else (negf - posf)
+                    if m.any():
+                        row(f"majority_{kname}_{lab[l]}", ws[m], coef[m], 0.0, inf)
+        if "last" in self.cuts and self.c > 0:
+            # the last rule never predicts the default label (else dropping it saves c)
+            for k in range(K):
+                nxt = [self.u_idx[k + 1]] if k + 1 < K else []
+                for l in (0, 1):
+                    xs = xi[k, free[:, l], l]
+                    if not len(xs):
+                        continue
+                    if l == 1:   # sum x[k,.,1] + d - u[k+1] <= 1
+                        row(f"last_k{k + 1}_pos", np.r_[xs, self.d_idx, nxt],
+                            np.r_[np.ones(len(xs)), 1.0, -np.ones(len(nxt))], -inf, 1.0)
+                    else:        # sum x[k,.,0] - d - u[k+1] <= 0
+                        row(f"last_k{k + 1}_neg", np.r_[xs, self.d_idx, nxt],
+                            np.r_[np.ones(len(xs)), -1.0, -np.ones(len(nxt))], -inf, 0.0)
+        if "order" in self.cuts:
+            # adjacent rules with the same label commute: keep their antecedent indices
+            # increasing (sum_{r'' >= r} x[k,r'',l] + sum_{r' < r} x[k+1,r',l] <= 1)
+            for k in range(K - 1):
+                for l in (0, 1):
+                    fr = np.flatnonzero(free[:, l])
+                    for i in range(1, len(fr)):
+                        row(f"order_k{k + 1}_{lab[l]}_r{fr[i]}",
+                            np.r_[xi[k, fr[i:], l], xi[k + 1, fr[:i], l]],
+                            np.ones(len(fr)), -inf, 1.0)
+
+    # ---- facts ------------------------------------------------------------------------
+    @property
+    def n_variables(self) -> int:
+        return len(self.col_names)
+
+    @property
+    def n_constraints(self) -> int:
+        return len(self.row_names)
+
+    @property
+    def n_nonzeros(self) -> int:
+        return int(sum(len(i) for i in self._rows_idx))
+
+    def csr(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Row-wise (start, index, value) arrays of the constraint matrix."""
+        lens = np.array([len(i) for i in self._rows_idx], dtype=np.int64)
+        start = np.r_[0, np.cumsum(lens)].astype(np.int64)
+        idx = np.concatenate(self._rows_idx) if self._rows_idx else np.zeros(0, np.int64)
+        val = np.concatenate(self._rows_val) if self._rows_val else np.zeros(0)
+        return start, idx, val
+
+    # ---- solutions ----------------------------------------------------------------------
+    def encode(self, prefix: Sequence[int], labels: Sequence[int], default: int) -> np.ndarray:
+        """Column vector of the rule list (``prefix``, ``labels``, ``default``)."""
+        if len(prefix) > self.K:
+            raise ValueError(f"a prefix of length {len(prefix)} does not fit {self.K} positions")
+        v = np.zeros(self.n_variables)
+        for k, (r, l) in enumerate(zip(prefix, labels)):
+            if not self.free[r, l]:
+                raise ValueError(f"rule {r} with label {l} is fixed to zero by the accuracy bound")
+            v[self.x_idx[k, r, l]] = 1
+            v[self.u_idx[k]] = 1
+        v[self.d_idx] = int(default)
+        rem = np.ones(self.G.n_groups, dtype=bool)
+        for k, (r, l) in enumerate(zip(prefix, labels)):
+            cap = self.G.P[:, r] & rem
+            idx = self.w_idx[cap, k, l]
+            if (idx < 0).any():  # pragma: no cover - guarded by `free`
+                raise ValueError("the rule list is not representable in this model")
+            v[idx] = 1
+            rem &= ~self.G.P[:, r]
+        v[self.w_idx[rem, self.K, int(default)]] = 1
+        return v
+
+    def decode(self, x: np.ndarray) -> tuple[list[int], list[int], int]:
+        """(prefix, labels, default) read from a column vector; ValueError if inconsistent."""
+        x = np.asarray(x, dtype=float)
+        prefix, labels = [], []
+        for k in range(self.K):
+            if x[self.u_idx[k]] < 0.5:
+                break
+            xv = x[self.x_idx[k]]
+            r, l = np.unravel_index(int(np.argmax(xv)), xv.shape)
+            if xv[r, l] < 0.5:
+                raise ValueError(f"position {k + 1} is used but holds no rule (max x = {xv[r, l]})")
+            prefix.append(int(r))
+            labels.append(int(l))
+        return prefix, labels, int(x[self.d_idx] > 0.5)
+
+    # ---- backends -----------------------------------------------------------------------
+    def to_highs(self, h) -> None:
+        """Load the model into a ``highspy.Highs`` object (objective in mistakes)."""
+        import highspy
+        lp = highspy.HighsLp()
+        nc, nr = self.n_variables, self.n_constraints
+        lp.num_col_ = nc
+        lp.num_row_ = nr
+        lp.col_cost_ = self.col_cost
+        lp.col_lower_ = self.col_lower
+        lp.col_upper_ = self.col_upper
+        lp.row_lower_ = np.array([-highspy.kHighsInf if v == -math.inf else v for v in self.row_lower])
+        lp.row_upper_ = np.array([highspy.kHighsInf if v == math.inf else v for v in self.row_upper])
+        start, idx, val = self.csr()
+        lp.a_matrix_.format_ = highspy.MatrixFormat.kRowwise
+        lp.a_matrix_.num_col_ = nc
+        lp.a_matrix_.num_row_ = nr
+        lp.a_matrix_.start_ = start.astype(np.int32)
+        lp.a_matrix_.index_ = idx.astype(np.int32)
+        lp.a_matrix_.value_ = val
+        lp.integrality_ = [highspy.HighsVarType.kInteger if i else highspy.HighsVarType.kContinuous
+                           for i in self.col_integer]
+        lp.col_names_ = list(self.col_names)
+        lp.row_names_ = list(self.row_names)
+        st = h.passModel(lp)
+        if st == highspy.HighsStatus.kError:
+            raise RuntimeError("HiGHS rejected the model (passModel returned kError)")
+
+    def to_pulp(self):
+        """A ``pulp.LpProblem`` of the model and its variables in column order.
+
+        Columns fixed to zero by the accuracy bound appear in no row and are left out of the
+        PuLP problem (their list entry is still a variable, valued 0).
+        """
+        import pulp
+        prob = pulp.LpProblem("rule_list", pulp.LpMinimize)
+        # PuLP >= 3.3 attaches variables to the problem; older versions construct them alone
+        make = prob.add_variable if hasattr(prob, "add_variable") else pulp.LpVariable
+        vs = [make(nm, lowBound=float(lo), upBound=float(hi),
+                   cat=pulp.LpInteger if it else pulp.LpContinuous)
+              for nm, lo, hi, it in zip(self.col_names, self.col_lower, self.col_upper, self.col_integer)]
+        nz = np.flatnonzero(self.col_cost)
+        prob += pulp.LpAffineExpression([(vs[j], float(self.col_cost[j])) for j in nz]), "mistakes_plus_penalty"
+        for name, idx, val, lo, hi in zip(self.row_names, self._rows_idx, self._rows_val,
+                                          self.row_lower, self.row_upper):
+            e = pulp.LpAffineExpression([(vs[j], float(a)) for j, a in zip(idx, val)])
+            if lo == hi:
+                prob += pulp.LpConstraint(e, pulp.LpConstraintEQ, rhs=lo, name=name)
+            elif hi < math.inf:
+                prob += pulp.LpConstraint(e, pulp.LpConstraintLE, rhs=hi, name=name)
+            else:
+                prob += pulp.LpConstraint(e, pulp.LpConstraintGE, rhs=lo, name=name)
+        return prob, vs
+
+    def write(self, path) -> None:
+        """Write the model as an LP (``.lp``) or MPS (``.mps``) file through PuLP."""
+        p = str(path)
+        if p.lower().endswith(".lp"):
+            mark = "\\"
+        elif p.lower().endswith(".mps"):
+            mark = "*"
+        else:
+            raise ValueError(f"write() needs a path ending in .lp or .mps, got {p!r}")
+        prob, _ = self.to_pulp()
+        prob.writeLP(p) if mark == "\\" else prob.writeMPS(p)
+        # a legend for readers: what the indices in the variable names stand for
+        names = self.problem.antecedent_names
+        legend = [f"rule-list MIP: minimize mistakes + {self.c} * {self.G.N} * rules "
+                  f"({self.K} positions, {self.G.n_groups} groups, cuts: {', '.join(self.cuts) or 'none'})",
+                  "x_k<k>_r<r>_<pos|neg>: antecedent r at position k predicting 1|0; use_k<k>: "
+                  "position k used; default_pos: default rule predicts 1",
+                  "w_g<g>_k<k>_<pos|neg> (w_g<g>_def_*): group g first captured at k (by the default)"]
+        legend += [f"r{r} = {nm}" for r, nm in enumerate(names)]
+        legend += [f"g{g}: +{self.G.pos[g]} / -{self.G.neg[g]}, captured by "
+                   f"{', '.join(f'r{r}' for r in np.flatnonzero(self.G.P[g])) or 'no antecedent'}"
+                   for g in range(self.G.n_groups)]
+        with open(p, "r", encoding="utf-8") as fh:
+            body = fh.read()
+        with open(p, "w", encoding="utf-8") as fh:
+            fh.write("".join(f"{mark} {line}\n" for line in legend) + body)
+
+    def cpsat_scaling(self) -> tuple[Fraction, Fraction]:
+        """(c as used by CP-SAT, |c - that|): exact unless the scale would exceed 2**50."""
+        cf = c_fraction(self.c)
+        N = int(self.G.N)
+        if cf.denominator * N * (self.K + 1) <= _CPSAT_MAX_SCALE:
+            return cf, Fraction(0)
+        qmax = max(1, _CPSAT_MAX_SCALE // (N * (self.K + 1)))
+        ca = cf.limit_denominator(qmax)
+        return ca, abs(cf - ca)
+
+    def to_cpsat(self):
+        """(CpModel, variables in column order, scale): integer objective = scale * R."""
+        if not self.G.integral:
+            raise ValueError("the cpsat backend needs integer sample weights (or none)")
+        from ortools.sat.python import cp_model
+        ca, _ = self.cpsat_scaling()
+        p, q = ca.numerator, ca.denominator
+        N = int(self.G.N)
+        m = _cpsat.new_model()
+        vs = []
+        for nm, hi, it in zip(self.col_names, self.col_upper, self.col_integer):
+            vs.append(m.new_bool_var(nm) if hi >= 1 else m.new_int_var(0, 0, nm))
+        icost = np.zeros(self.n_variables, dtype=np.int64)
+        w_all = self.w_idx[self.w_idx >= 0]
+        icost[w_all] = np.rint(self.col_cost[w_all]).astype(np.int64) * q
+        icost[self.u_idx] = p * N
+        nz = np.flatnonzero(icost)
+        m.minimize(cp_model.LinearExpr.weighted_sum([vs[j] for j in nz], [int(a) for a in icost[nz]]))
+        for idx, val, lo, hi in zip(self._rows_idx, self._rows_val, self.row_lower, self.row_upper):
+            coefs = np.rint(val).astype(np.int64)
+            if not np.array_equal(coefs, val):  # pragma: no cover - integral masses only
+                raise ValueError("non-integer coefficient in a CP-SAT row")
+            e = cp_model.LinearExpr.weighted_sum([vs[j] for j in idx], [int(a) for a in coefs])
+            if lo == hi:
+                m.add(e == int(lo))
+            elif hi < math.inf:
+                m.add(e <= int(math.floor(hi)))
+            else:
+                m.add(e >= int(math.ceil(lo)))
+        return m, vs, N * q
+
+    # ---- the lattice of objective values -------------------------------------------------
+    def lattice_step(self) -> float | None:
+        """Smallest positive difference between two objective values, in mistakes (x N).
+
+        ``None`` when the masses are not integral or the step is below 1e-4 mistakes; then
+        a solver bound is not rounded up to the next achievable value.
+        """
+        if not self.G.integral:
+            return None
+        cf = c_fraction(self.c)
+        N = int(self.G.N)
+        step = Fraction(1)
+        for dk in range(1, self.K + 1):
+            v = cf * N * dk
+            frac = v - math.floor(v)
+            dist = min(frac, 1 - frac)
+            if 0 < dist < step:
+                step = dist
+        return float(step) if step >= _LATTICE_MIN_STEP else None
+
+    def bound_slack(self) -> float:
+        """Slack (in mistakes) granted to a floating-point solver bound before rounding."""
+        return _BOUND_TOL * max(1.0, float(self.G.N))
+
+    def round_bound(self, bound_scaled: float) -> float:
+        """Smallest achievable objective (times N) that is >= ``bound_scaled`` minus slack."""
+        if not math.isfinite(bound_scaled) or self.lattice_step() is None:
+            return bound_scaled
+        cf = c_fraction(self.c)
+        N = int(self.G.N)
+        b = Fraction(bound_scaled) - Fraction(self.bound_slack())
+        best = None
+        for k in range(self.K + 1):
+            pen = cf * N * k
+            m = max(0, math.ceil(b - pen))
+            val = m + pen
+            if m <= N and (best is None or val < best):
+                best = val
+        return float(best) if best is not None else bound_scaled
+
+
+# ----------------------------------------------------------------------------------------
+# fitting
+# ----------------------------------------------------------------------------------------
+def _resolve_warm_start(problem, G: GroupData, c: float, warm_start, max_rules: int):
+    """(prefix, RuleList as given or None, source) for a warm start specification."""
+    M = problem.n_antecedents
+    if warm_start is None:
+        return None, None, "none"
+    if isinstance(warm_start, str):
+        if warm_start != "greedy":
+            raise ValueError(f"warm_start must be None, 'greedy', a prefix or a RuleList, got {warm_start!r}")
+        return greedy_prefix(G, c, max_rules), None, "greedy"
+    if isinstance(warm_start, RuleList):
+        rl = warm_start
+        if rl.indices and all(0 <= i < M and problem.antecedents[i].name == a.name
+                              for i, a in zip(rl.indices, rl.antecedents)):
+            prefix = list(rl.indices)
+        else:
+            pos = {nm: i for i, nm in enumerate(problem.antecedent_names)}
+            missing = [a.name for a in rl.antecedents if a.name not in pos]
+            if missing:
+                raise ValueError(f"warm-start rule list uses antecedents not in the problem: {missing}")
+            prefix = [pos[a.name] for a in rl.antecedents]
+        return prefix, rl, "rule_list"
+    try:
+        prefix = [int(i) for i in warm_start]
+    except (TypeError, ValueError):
+        raise ValueError(f"warm_start must be None, 'greedy', a prefix or a RuleList, got {warm_start!r}") from None
+    bad = [i for i in prefix if not 0 <= i < M]
+    if bad:
+        raise ValueError(f"warm-start prefix index {bad[0]} out of range for {M} antecedents")
+    return prefix, None, "prefix"
+
+
+def _check_inputs(problem, c, max_rules, backend, time_limit, node_limit, deterministic_time):
+    c = problem.check_regularization(c)
+    problem.check_two_classes()
+    if isinstance(max_rules, bool) or not isinstance(max_rules, (int, np.integer)):
+        raise ValueError(f"max_rules must be an integer >= 1, got {max_rules!r}")
+    if max_rules < 1:
+        raise ValueError(f"max_rules must be >= 1, got {max_rules}")
+    if backend not in BACKENDS:
+        raise ValueError(f"backend must be one of {BACKENDS}, got {backend!r}")
+    if time_limit is not None:
+        try:
+            tl = float(time_limit)
+        except (TypeError, ValueError):
+            raise ValueError(f"time_limit must be a number of seconds or None, got {time_limit!r}") from None
+        if not math.isfinite(tl) or tl < 0:
+            raise ValueError(f"time_limit must be >= 0 seconds, got {time_limit!r}")
+    if node_limit is not None:
+        if isinstance(node_limit, bool) or not isinstance(node_limit, (int, np.integer)) or node_limit < 1:
+            raise ValueError(f"node_limit must be a positive integer or None, got {node_limit!r}")
+        if backend == "cpsat":
+            raise ValueError("the cpsat backend has no node limit; use deterministic_time")
+    if deterministic_time is not None:
+        if backend != "cpsat":
+            raise ValueError("deterministic_time applies to the cpsat backend only; use node_limit")
+        if not (isinstance(deterministic_time, (int, float)) and deterministic_time > 0):
+            raise ValueError(f"deterministic_time must be > 0, got {deterministic_time!r}")
+    return c
+
+
+def fit_rule_list_mip(problem, c: float, *, max_rules: int, backend: str = "highs",
+                      time_limit: float | None = None, node_limit: int | None = None,
+                      warm_start=None, cuts=True, seed: int = 0, threads: int | None = None,
+                      deterministic_time: float | None = None,
+                      length_bound: bool = True) -> tuple[RuleList | None, Certificate]:
+    """Solve the rule-list MIP and certify the result.
+
+    Parameters
+    ----------
+    problem : RuleProblem
+    c : float in [0, 1)
+        Penalty per rule.
+    max_rules : int >= 1
+        Largest number of rules (positions) in the list.
+    backend : "highs" (highspy), "pulp" (PuLP model solved by HiGHS, statuses read from
+        HiGHS itself) or "cpsat" (OR-Tools CP-SAT, integer-scaled objective).
+    time_limit : seconds for the whole fit (model building included), or None.
+    node_limit : HiGHS branch-and-bound node limit (deterministic; highs/pulp only).
+    deterministic_time : CP-SAT's deterministic time limit (cpsat only).
+    warm_start : None, "greedy", a prefix (antecedent indices) or a RuleList.
+    cuts : True (the backend's ``DEFAULT_CUTS``), False, or a subset of ``CUT_FAMILIES``.
+    seed : solver random seed.  threads : HiGHS threads / CP-SAT workers (default 2).
+    length_bound : build only ``min(max_rules, L)`` positions, ``L`` the prefix-length bound
+        from the best incumbent known before solving (exact; False keeps ``max_rules``
+        positions, for measuring the formulation itself).
+
+    Returns ``(rule_list, certificate)``; ``rule_list`` is None only when no solution is
+    held (solver error, or a limit hit before any solution without a warm start).
+    """
+    t0 = time.perf_counter()
+    c = _check_inputs(problem, c, max_rules, backend, time_limit, node_limit, deterministic_time)
+    cut_set = _parse_cuts(cuts, backend)
+    G = group_data(problem)
+    if backend == "cpsat" and not G.integral:
+        raise ValueError("the cpsat backend needs integer-valued sample weights; use backend='highs'")
+    M = problem.n_antecedents
+    K = int(max_rules)
+    t = support_threshold(G, c)
+    use_t = t > 0 and ("support" in cut_set or "accuracy" in cut_set or "fixing" in cut_set)
+    ws_prefix, ws_list, ws_source = _resolve_warm_start(problem, G, c, warm_start, K)
+
+    # incumbents known before solving: the default-only list (Corollary 5) and the warm start
+    default_only = rule_list_from_prefix(problem, [])
+    inc_obj = rule_list_objective(default_only, problem, c)
+    ws_original_obj = None
+    if ws_prefix is not None:
+        given = ws_list if ws_list is not None else rule_list_from_prefix(problem, ws_prefix)
+        s = rule_list_objective(given, problem, c)
+        ws_original_obj = s.objective
+        if s.objective < inc_obj.objective:
+            inc_obj = s
+    L_ref, L_jmlr = prefix_length_bound(G, c, inc_obj.mistakes, inc_obj.n_rules, M)
+    K_eff = min(K, L_ref, M) if length_bound else min(K, M)
+
+    nnz = estimate_nonzeros(G, M, K_eff)
+    if nnz > MAX_NONZEROS[backend]:
+        raise ValueError(
+            f"the rule-list MIP would have about {nnz:,} nonzeros ({G.n_groups} groups, {M} "
+            f"antecedents, {K_eff} positions), above the {backend} backend's limit of "
+            f"{MAX_NONZEROS[backend]:,}; use fewer antecedents, a smaller max_rules"
+            + (" or backend='highs'" if backend != "highs" else ""))
+
+    model = RuleListMIP(problem, c, K_eff, cuts=cut_set, groups=G)
+    build_time = time.perf_counter() - t0
+
+    warm_vec = None
+    warm_obj = None
+    warm_prefix = None
+    if ws_prefix is not None:
+        warm_prefix = repair_prefix(G, ws_prefix, K_eff, t, use_t, cut_set, c)
+        wl = rule_list_from_prefix(problem, warm_prefix)
+        warm_vec = model.encode(warm_prefix, wl.predictions, wl.default)
+        warm_obj = rule_list_objective(wl, problem, c).objective
+
+    remaining = None if time_limit is None else float(time_limit) - (time.perf_counter() - t0)
+    stats = {
+        "backend": backend, "n_samples": problem.n_samples, "n_antecedents": M,
+        "n_groups": G.n_groups, "n_variables": model.n_variables,
+        "n_constraints": model.n_constraints, "n_nonzeros": model.n_nonzeros,
+        "max_rules": K, "effective_max_rules": K_eff, "cuts": list(cut_set),
+        "support_threshold": t, "c_rational": str(c_fraction(c)),
+        "equivalent_points_mistakes": float(G.ep), "build_time": build_time,
+        "warm_start_source": ws_source, "warm_start_given_objective": ws_original_obj,
+        "warm_start_prefix": warm_prefix,
+    }
+    history: list[dict] = []
+    try:
+        if backend == "cpsat":
+            res, scale_info = _solve_cpsat(model, remaining, seed, threads, deterministic_time,
+                                           warm_vec, warm_obj, history, t0)
+        else:
+            res, scale_info = _solve_highs_like(model, backend, remaining, node_limit, seed, threads,
+                                                warm_vec, warm_obj, stats)
+    except Exception as exc:  # a missing or failing solver: report, never fall back
+        log.warning("rule-list MIP backend %s failed: %s", backend, exc)
+        cert = Certificate(Termination.ERROR, SolutionStatus.NONE, None, -math.inf, backend,
+                           message=f"{backend} failed: {type(exc).__name__}: {exc}",
+                           wall_time=time.perf_counter() - t0, seed=seed,
+                           warm_start_objective=warm_obj, stats=stats)
+        return None, cert
+    stats.update(scale_info)
+    return _certify(problem, c, model, res, stats, history, t0, seed, warm_obj,
+                    warm_prefix, inc_obj, L_ref, L_jmlr, K, backend)
+
+
+def _solve_highs_like(model: RuleListMIP, backend, remaining, node_limit, seed, threads,
+                      warm_vec, warm_obj, stats):
+    step = model.lattice_step()
+    abs_gap = (step - 2 * model.bound_slack()) if step is not None else None
+    if abs_gap is not None and abs_gap <= 1e-6:
+        abs_gap = None
+    if abs_gap is None:
+        abs_gap = 1e-6
+        stats["lattice_step"] = None
+    else:
+        stats["lattice_step"] = step
+    stats["mip_abs_gap_mistakes"] = abs_gap
+    if backend == "highs":
+        h = _highs.new_highs(threads=threads, seed=seed)
+        model.to_highs(h)
+        res = _highs.solve(h, is_mip=True, time_limit=remaining, node_limit=node_limit,
+                           mip_rel_gap=0.0, mip_abs_gap=abs_gap, warm_start=warm_vec,
+                           warm_start_objective=warm_obj)
+        x = res.x
+    else:
+        import pulp
+        solver = pulp.HiGHS(msg=False, gapRel=0.0, gapAbs=abs_gap, random_seed=int(seed),
+                            threads=threads)
+        if not solver.available():
+            raise RuntimeError("PuLP's HiGHS interface is not available (highspy missing?)")
+        prob, vs = model.to_pulp()
+        solver.createAndConfigureSolver(prob)
+        solver.buildSolverModel(prob)
+        h = prob.solverModel
+        in_model = {v.name for v in prob.variables()}
+        col = np.array([v.index if v.name in in_model else -1 for v in vs])
+        ws = None
+        if warm_vec is not None:
+            ws = np.zeros(h.getNumCol())
+            ws[col[col >= 0]] = warm_vec[col >= 0]
+        res = _highs.solve(h, is_mip=True, time_limit=remaining, node_limit=node_limit,
+                           mip_rel_gap=0.0, mip_abs_gap=abs_gap, warm_start=ws,
+                           warm_start_objective=warm_obj)
+        # PuLP's own reading, recorded only (it calls a time-limit stop "Optimal")
+        try:
+            st, _ = solver.findSolutionValues(prob)
+            stats["pulp_status"] = pulp.LpStatus[st]
+        except Exception as exc:  # PuLP has no mapping for some HiGHS statuses
+            stats["pulp_status"] = f"unmapped ({type(exc).__name__}: {exc})"
+        x = None
+        if res.x is not None:
+            x = np.zeros(model.n_variables)
+            x[col >= 0] = res.x[col[col >= 0]]
+        res = dataclasses.replace(res, x=x, solver="pulp+highs")
+    import highspy
+    finished = h.getModelStatus() == highspy.HighsModelStatus.kOptimal
+    scale = float(model.G.N)
+    return res, {"objective_scale": scale, "solver_finished": bool(finished), "bound_correction": 0.0}
+
+
+def _cp_history_callback(scale: float, history: list, t0: float):
+    """A CP-SAT solution callback appending (time, objective, bound) to ``history``."""
+    from ortools.sat.python import cp_model
+
+    class _History(cp_model.CpSolverSolutionCallback):
+        def on_solution_callback(self):
+            history.append({"time": time.perf_counter() - t0,
+                            "objective": self.objective_value / scale,
+                            "lower_bound": self.best_objective_bound / scale})
+    return _History()
+
+
+def _solve_cpsat(model: RuleListMIP, remaining, seed, threads, deterministic_time, warm_vec,
+                 warm_obj, history, t0):
+    m, vs, scale = model.to_cpsat()
+    ca, corr = model.cpsat_scaling()
+    cb = _cp_history_callback(float(scale), history, t0)
+    res = _cpsat.solve(m, vs, time_limit=remaining, workers=threads if threads else 2, seed=seed,
+                       deterministic_time=deterministic_time, hint=warm_vec,
+                       warm_start_objective=warm_obj, callback=cb, objective_scale=1.0)
+    # rescale to mistakes (x N) so that all backends report on the same scale
+    q = ca.denominator
+    N = float(model.G.N)
+    obj = None if res.objective is None else res.objective / q
+    bound = res.bound / q if math.isfinite(res.bound) else res.bound
+    res = dataclasses.replace(res, objective=obj, bound=bound)
+    return res, {"objective_scale": N, "solver_finished": res.termination is Termination.OPTIMAL,
+                 "bound_correction": float(corr) * model.K, "cpsat_c": str(ca),
+                 "cpsat_integer_scale": int(scale)}
+
+
+def _certify(problem, c, model: RuleListMIP, res, stats, history, t0, seed, warm_obj,
+             warm_prefix, inc_obj, L_ref, L_jmlr, K, backend):
+    N = stats["objective_scale"]
+    solver_obj = None if res.objective is None else res.objective / N
+    raw_bound = res.bound / N if math.isfinite(res.bound) else res.bound
+    stats["solver_objective"] = solver_obj
+    stats["solver_bound"] = raw_bound
+    stats["solver_message"] = res.message
+    ep_bound = float(model.G.ep) / N
+    term = res.termination
+    msgs = [f"{res.solver}: {res.message}"] if res.message else []
+    # the bound meets the objective within abs_tol: exact lattice / integer arithmetic makes
+    # 1e-9 enough; without a lattice HiGHS stops at an absolute gap of 1e-6 mistakes
+    abs_tol = 1e-9
+    if backend != "cpsat" and stats.get("lattice_step") is None:
+        abs_tol = max(abs_tol, 1.01 * stats["mip_abs_gap_mistakes"] / N)
+    if res.termination is Termination.ERROR:  # a failing solver: report, never fall back
+        stats.update(prefix_length_bound=L_ref, prefix_length_bound_jmlr=L_jmlr,
+                     exact_for_unrestricted=K >= L_ref)
+        return None, Certificate(Termination.ERROR, SolutionStatus.NONE, None, -math.inf, res.solver,
+                                 res.solver_version, nodes=res.nodes, iterations=res.iterations,
+                                 wall_time=time.perf_counter() - t0, seed=seed,
+                                 warm_start_objective=warm_obj,
+                                 message="; ".join(msgs) or "solver error", stats=stats)
+
+    rule_list = None
+    objective = None
+    inconsistent = False
+    if res.x is not None:
+        try:
+            prefix, labels, default = model.decode(res.x)
+        except ValueError as exc:
+            inconsistent = True
+            msgs.append(f"INCONSISTENT: cannot decode the solver's solution: {exc}")
+            prefix = None
+        if prefix is not None:
+            counts = [cnt for _, cnt in capture_counts(problem, prefix)]
+            raw = RuleList([problem.antecedents[i] for i in prefix], labels, default, prefix, counts)
+            raw_obj = rule_list_objective(raw, problem, c).objective
+            stats["raw_objective"] = raw_obj
+            tol = (model.bound_slack() + 1e-6 * abs(res.objective)) / N + 1e-9
+            if abs(raw_obj - solver_obj) > tol:
+                inconsistent = True
+                msgs.append(f"INCONSISTENT: the solver's objective {solver_obj!r} differs from the "
+                            f"recomputed objective {raw_obj!r} of the rule list it returned")
+            rule_list = rule_list_from_prefix(problem, prefix)
+            objective = rule_list_objective(rule_list, problem, c).objective
+            stats["relabelled"] = rule_list.predictions != raw.predictions or rule_list.default != raw.default
+            stats["incumbent_source"] = "solver"
+    if warm_prefix is not None and (objective is None or warm_obj < objective - 1e-12) and not inconsistent:
+        rule_list = rule_list_from_prefix(problem, warm_prefix)
+        objective = rule_list_objective(rule_list, problem, c).objective
+        stats["incumbent_source"] = "warm_start"
+        if res.x is not None:
+            msgs.append("the warm start is better than the solver's incumbent")
+
+    # lower bound: solver bound (rounded up to the lattice of achievable values when the
+    # solver finished its search), minus the CP-SAT scaling correction, and at least EP/N
+    bound_scaled = res.bound
+    if backend != "cpsat" and stats.get("solver_finished") and math.isfinite(bound_scaled):
+        bound_scaled = model.round_bound(bound_scaled)
+    lb = bound_scaled / N if math.isfinite(bound_scaled) else bound_scaled
+    if backend == "cpsat" and math.isfinite(lb):
+        lb -= stats.get("bound_correction", 0.0)
+    if term is Termination.INFEASIBLE:  # cannot happen: the default-only list is feasible
+        inconsistent = True
+        msgs.append("INCONSISTENT: the solver declared the model infeasible")
+        lb = -math.inf
+    if inconsistent:
+        lb = ep_bound
+        term = Termination.ERROR
+    else:
+        lb = max(lb, ep_bound) if lb != math.inf else lb
+    if objective is not None and lb > objective:
+        if lb - objective <= abs_tol + 1e-9:
+            lb = objective
+        else:
+            msgs.append(f"INCONSISTENT: lower bound {lb!r} exceeds the objective {objective!r} of a "
+                        "feasible rule list")
+            term, lb = Termination.ERROR, ep_bound
+    if objective is None:
+        status = SolutionStatus.NONE
+    elif term is Termination.ERROR:
+        status = SolutionStatus.FEASIBLE
+    elif stats.get("solver_finished") and objective - lb <= abs_tol:
+        term, status = Termination.OPTIMAL, SolutionStatus.OPTIMAL
+    else:
+        if term is Termination.OPTIMAL:  # solver finished but the bound does not meet it
+            term = Termination.ITERATION_LIMIT
+            msgs.append("the solver's gap test stopped the search before the bound met the objective")
+        status = SolutionStatus.FEASIBLE
+
+    # exactness for the unrestricted problem, from the best objective now known
+    M = problem.n_antecedents
+    best_m, best_k = inc_obj.mistakes, inc_obj.n_rules
+    best_val = inc_obj.objective
+    if objective is not None and objective < best_val:
+        best_m, best_k, best_val = rule_list_objective(rule_list, problem, c).mistakes, rule_list.n_rules, objective
+    L2, J2 = prefix_length_bound(model.G, c, best_m, best_k, M)
+    L_fin, J_fin = min(L_ref, L2), min(L_jmlr, J2)
+    exact = K >= L_fin
+    stats.update({"prefix_length_bound": L_fin, "prefix_length_bound_jmlr": J_fin,
+                  "prefix_length_bound_objective": best_val, "exact_for_unrestricted": exact})
+    if exact:
+        msgs.append(f"exact for the unrestricted problem: max_rules={K} >= prefix-length bound "
+                    f"{L_fin} (JMLR Thm 6 / Cor 5 with equivalent points, from objective "
+                    f"{best_val:.6f}; plain JMLR bound {J_fin})")
+    else:
+        msgs.append(f"restricted to at most {K} rules: the prefix-length bound {L_fin} (JMLR "
+                    f"Thm 6 / Cor 5, from objective {best_val:.6f}) exceeds max_rules, so the "
+                    "lower bound holds for the restricted problem only")
+    if objective is not None:
+        history.append({"time": time.perf_counter() - t0, "objective": objective, "lower_bound": lb})
+    cert = Certificate(term, status, objective, lb, res.solver, res.solver_version,
+                       abs_tol=abs_tol, rel_tol=0.0, nodes=res.nodes, iterations=res.iterations,
+                       wall_time=time.perf_counter() - t0, seed=seed,
+                       warm_start_objective=warm_obj, message="; ".join(msgs),
+                       history=history, stats=stats)
+    return rule_list, cert
+
+
+def rule_list_mip_model(problem, c: float, max_rules: int, *, cuts=True) -> RuleListMIP:
+    """The model object alone (for ``write`` / teaching), after the usual input checks."""
+    _check_inputs(problem, c, max_rules, "highs", None, None, None)
+    return RuleListMIP(problem, float(c), int(max_rules), cuts=cuts)
+
+
+__all__ = ["RuleListMIP", "fit_rule_list_mip", "rule_list_mip_model", "greedy_prefix",
+           "prefix_length_bound", "group_data", "GroupData", "BACKENDS", "CUT_FAMILIES", "DEFAULT_CUTS",
+           "MAX_NONZEROS", "support_threshold", "repair_prefix", "c_fraction"]
