@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import json
 import math
 import pickle
@@ -14,14 +13,11 @@ from sklearn.base import clone
 
 from rulecert.certificate import Certificate, SolutionStatus, Termination
 from rulecert.estimators.rulelist_mip import RuleListMIPClassifier
-from rulecert.mining import FeatureBinarizer
 from rulecert.mipmodels.crosscheck import brute_force_reference, crosscheck_rule_list
-from rulecert.mipmodels.rulelist import fit_rule_list_mip
 from rulecert.objectives import rule_list_objective
 from rulecert.problem import RuleProblem
 from rulecert.rules import rule_list_from_prefix
 
-HAVE_CORELS = importlib.util.find_spec("rulecert.search.corels") is not None
 pytestmark = pytest.mark.filterwarnings("ignore:c=.* is below 1/n:UserWarning")
 
 
@@ -153,7 +149,6 @@ def test_crosscheck_bad_input():
         crosscheck_rule_list(p, 1.5, reference=brute_force_reference)
 
 
-@pytest.mark.skipif(not HAVE_CORELS, reason="rulecert.search.corels not available yet")
 @pytest.mark.parametrize("backend", ["highs", "cpsat"])
 def test_crosscheck_corels(backend):
     for seed in range(2):
@@ -173,7 +168,6 @@ def _run_cli(argv):
     return args.func(args)
 
 
-@pytest.mark.skipif(not HAVE_CORELS, reason="rulecert.search.corels not available yet")
 def test_cli_on_corels_files_and_csv(tmp_path, capsys):
     from rulecert.mining import write_corels
     p = _planted(4, n=120, M=5)

@@ -145,3 +145,14 @@ def solve(h: "highspy.Highs", *, is_mip: bool, time_limit: float | None = None,
         bound = math.inf
     return MipResult(term, status, obj, bound, x, nodes, iters, wall, msg, "highs",
                      highs_version(), warm_start_objective)
+
+
+def lp_row_duals(h: "highspy.Highs") -> np.ndarray | None:
+    """Row duals of the last LP solve (HiGHS sign convention: d objective / d row bound, so
+    a binding ``>=`` row of a minimization has a dual >= 0 and a binding ``<=`` row a dual
+    <= 0), or ``None`` when HiGHS holds no feasible dual solution.  Added for column
+    generation, which reads the duals of the restricted master LP after each warm re-solve."""
+    info = h.getInfo()
+    if info.dual_solution_status != 2:  # kSolutionStatusFeasible
+        return None
+    return np.asarray(h.getSolution().row_dual, dtype=float)
