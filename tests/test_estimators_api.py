@@ -12,7 +12,8 @@ from sklearn.base import clone
 from sklearn.pipeline import make_pipeline
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from rulecert.estimators import CorelsClassifier, RuleListMIPClassifier
+from rulecert.estimators import (CorelsClassifier, FallingRuleListClassifier, RuleListMIPClassifier,
+                                 SoftFallingRuleListClassifier)
 from rulecert.mining import FeatureBinarizer
 
 pytestmark = pytest.mark.filterwarnings("ignore:c=.* is below 1/n:UserWarning")
@@ -28,6 +29,10 @@ def registry():
                          binarizer=FeatureBinarizer(n_thresholds=4, negations=True)),
         RuleListMIPClassifier(c=0.05, max_rules=2, backend="cpsat", threads=1, time_limit=20,
                               binarizer=FeatureBinarizer(n_thresholds=2, negations=True)),
+        FallingRuleListClassifier(w=1.0, C=0.01, iterations=50, time_limit=2, node_limit=500,
+                                  binarizer=FeatureBinarizer(n_thresholds=4)),
+        SoftFallingRuleListClassifier(w=1.0, C=0.01, C1=0.5, iterations=50, time_limit=2,
+                                      node_limit=500, binarizer=FeatureBinarizer(n_thresholds=4)),
     ]
 
 

@@ -1,6 +1,8 @@
 """scikit-learn classifiers that wire binarization, mining and the solvers together."""
 from ._base import BinaryRuleClassifier
 from .corels import CorelsClassifier
+from .falling import FallingRuleListClassifier, SoftFallingRuleListClassifier
 from .rulelist_mip import RuleListMIPClassifier
 
-__all__ = ["BinaryRuleClassifier", "CorelsClassifier", "RuleListMIPClassifier"]
+__all__ = ["BinaryRuleClassifier", "CorelsClassifier", "RuleListMIPClassifier",
+           "FallingRuleListClassifier", "SoftFallingRuleListClassifier"]

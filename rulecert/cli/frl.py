@@ -1,0 +1,61 @@
+"""``rulecert frl``: a falling (or, with --soft, softly falling) rule list with its certificate."""
+from __future__ import annotations
+
+import json
+import time
+
+
+def add_parser(sub) -> None:
+    from ._data import add_data_arguments
+    p = sub.add_parser("frl", help="falling / softly falling rule list (Monte-Carlo and exact search)")
+    add_data_arguments(p)
+    p.add_argument("--w", type=float, default=7.0, help="positive-class weight (threshold 1/(1+w))")
+    p.add_argument("--C", type=float, default=1e-6, help="cost per rule")
+    p.add_argument("--soft", action="store_true", help="softly falling rule list (Program 5.1)")
+    p.add_argument("--C1", type=float, default=0.5, help="softness penalty (with --soft)")
+    p.add_argument("--method", choices=["both", "monte_carlo", "exact"], default="both")
+    p.add_argument("--iterations", type=int, default=None,
+                   help="Monte-Carlo iterations (default 3000, softFRL 6000)")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--max-length", type=int, default=None, help="most rules (exact search)")
+    p.add_argument("--time-limit", type=float, default=None, help="seconds for the whole run")
+    p.add_argument("--node-limit", type=int, default=None, help="exact-search expansions")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.set_defaults(func=run)
+
+
+def run(args) -> int:
+    from ..search.falling import branch_and_bound, monte_carlo
+    from ._data import load_problem
+    problem, desc = load_problem(args)
+    prog = "softfrl" if args.soft else "frl"
+    C1 = args.C1 if args.soft else None
+    t0 = time.perf_counter()
+    model = None
+    mc_cert = None
+    if args.method in ("both", "monte_carlo"):
+        model, mc_cert = monte_carlo(problem, prog, args.w, args.C, C1, iterations=args.iterations,
+                                     seed=args.seed, time_limit=args.time_limit)
+        cert = mc_cert
+    if args.method in ("both", "exact"):
+        left = None if args.time_limit is None else max(1e-3, args.time_limit - (time.perf_counter() - t0))
+        model, cert = branch_and_bound(problem, prog, args.w, args.C, C1, max_length=args.max_length,
+                                       time_limit=left, node_limit=args.node_limit, incumbent=model)
+    if args.json:
+        out = {"program": prog, "w": args.w, "C": args.C, "C1": C1, "model": model.to_dict(),
+               "certificate": cert.to_dict()}
+        if mc_cert is not None and mc_cert is not cert:
+            out["monte_carlo"] = {"objective": mc_cert.objective, "wall_time_s": mc_cert.wall_time}
+        for d in (out["certificate"],):
+            d["stats"] = {k: v for k, v in d["stats"].items() if not isinstance(v, list)}
+            d["history"] = d["history"][-20:]
+        print(json.dumps(out, default=str))
+        return 0
+    print(f"data: {desc}")
+    print(f"{problem.n_samples} samples, {problem.n_antecedents} antecedents, w = {args.w}, "
+          f"C = {args.C}" + (f", C1 = {args.C1}" if args.soft else "") + "\n")
+    print(model.to_text())
+    if mc_cert is not None and mc_cert is not cert:
+        print(f"\nMonte-Carlo objective: {mc_cert.objective:.10f} ({mc_cert.wall_time:.2f} s)")
+    print(cert.summary())
+    return 0

@@ -1,0 +1,179 @@
+"""Falling and softly falling rule list classifiers (Chen & Rudin, AISTATS 2018).
+
+Antecedents are mined by FP-growth separately within the positives and within the negatives
+(:func:`rulecert.mining.fpgrowth.mine_fpgrowth`: at most ``max_predicates`` literals, support
+at least ``min_support`` of one class).  The list is then learned by
+
+* ``method="monte_carlo"``: Algorithm FRL / softFRL (seeded by ``random_state``);
+* ``method="exact"``: the certified branch-and-bound;
+* ``method="both"`` (default): Monte-Carlo first, its list seeding the branch-and-bound.
+
+``time_limit`` bounds the whole fit; a limit-stopped exact search keeps its incumbent and
+reports the proven bound and gap in ``certificate_``.  ``predict_proba`` gives each sample
+the probability of the rule that captures it; ``predict`` is 1 when that probability exceeds
+1/(1+w).  An antecedent set that captures nothing gives the valid trivial list (else clause
+only).
+"""
+from __future__ import annotations
+
+import time
+from numbers import Integral, Real
+
+import numpy as np
+from sklearn.utils._param_validation import Interval, StrOptions
+
+from ._base import BinaryRuleClassifier
+
+METHODS = ("monte_carlo", "exact", "both")
+
+
+class _FallingBase(BinaryRuleClassifier):
+    _program = "frl"
+
+    _parameter_constraints = {
+        "w": [Interval(Real, 0, None, closed="neither")],
+        "C": [Interval(Real, 0, None, closed="left")],
+        "max_predicates": [Interval(Integral, 1, None, closed="left")],
+        "min_support": [Interval(Real, 0, 1, closed="both")],
+        "method": [StrOptions(set(METHODS))],
+        "iterations": [None, Interval(Integral, 1, None, closed="left")],
+        "prob_terminate": [Interval(Real, 0, 1, closed="left")],
+        "lam": [Interval(Real, 0, 1, closed="both")],
+        "max_length": [None, Interval(Integral, 0, None, closed="left")],
+        "time_limit": [None, Interval(Real, 0, None, closed="neither")],
+        "node_limit": [None, Interval(Integral, 1, None, closed="left")],
+        "random_state": [None, Interval(Integral, 0, None, closed="left")],
+        "binarizer": "no_validation",
+    }
+
+    def _C1(self):
+        return None
+
+    def fit(self, X, y):
+        from ..mining.fpgrowth import mine_fpgrowth
+        from ..search.falling_bnb import branch_and_bound
+        from ..search.falling_mc import monte_carlo
+
+        self._validate_params()
+        t0 = time.perf_counter()
+        Xb, y01, _, names = self._prepare_fit(X, y)
+        aset = mine_fpgrowth(Xb, y01, names, max_predicates=self.max_predicates,
+                             min_support=self.min_support)
+        problem = aset.to_problem(y01)
+        prog, C1 = self._program, self._C1()
+
+        def left():
+            return None if self.time_limit is None else max(1e-3, self.time_limit - (time.perf_counter() - t0))
+
+        model = None
+        self.monte_carlo_certificate_ = None
+        if self.method in ("monte_carlo", "both"):
+            model, cert = monte_carlo(problem, prog, self.w, self.C, C1, iterations=self.iterations,
+                                      prob_terminate=self.prob_terminate, lam=self.lam,
+                                      seed=self.random_state, time_limit=left())
+            self.monte_carlo_certificate_ = cert
+        if self.method in ("exact", "both"):
+            model, cert = branch_and_bound(problem, prog, self.w, self.C, C1,
+                                           max_length=self.max_length, time_limit=left(),
+                                           node_limit=self.node_limit, incumbent=model)
+        self.rule_list_ = model
+        self.certificate_ = cert
+        self.n_antecedents_ = problem.n_antecedents
+        return self
+
+    def _predict01(self, Xb):
+        return self.rule_list_.predict(Xb).astype(np.int64)
+
+    def predict_proba(self, X):
+        """[P(classes_[0]), P(classes_[1])] from the probability of each sample's rule."""
+        Xb = self._prepare_predict(X)
+        p1 = self.rule_list_.predict_proba(Xb)
+        return np.column_stack([1.0 - p1, p1])
+
+    def __str__(self) -> str:
+        if not hasattr(self, "rule_list_"):
+            return repr(self)
+        return f"{self.rule_list_.to_text()}\n\n{self.certificate_.summary()}"
+
+
+class FallingRuleListClassifier(_FallingBase):
+    """Falling rule list (Program 2.9): probabilities never increase down the list.
+
+    Parameters
+    ----------
+    w : float > 0
+        Positive-class weight (a missed positive costs w, a false positive 1); the decision
+        threshold is 1/(1+w).
+    C : float >= 0
+        Cost per rule.
+    max_predicates, min_support : FP-growth settings (class-wise support).
+    method : {"both", "monte_carlo", "exact"}
+    iterations, prob_terminate, lam, random_state : Monte-Carlo settings (iterations default
+        3000).
+    max_length : int or None
+        Most rules searched by the exact search.
+    time_limit, node_limit : limits (whole fit / exact-search expansions).
+    binarizer : transformer or None
+        Fitted (cloned) inside ``fit`` to turn raw features into binary literals.
+
+    Attributes
+    ----------
+    rule_list_ : rulecert.falling_model.FallingRuleList
+    certificate_ : rulecert.Certificate (of the final search)
+    monte_carlo_certificate_ : Certificate or None
+    classes_ : the two classes (``classes_[1]`` is the positive class)
+    """
+
+    _program = "frl"
+
+    def __init__(self, w=7.0, C=1e-6, *, max_predicates=2, min_support=0.1, method="both",
+                 iterations=None, prob_terminate=0.01, lam=0.8, max_length=None,
+                 time_limit=300.0, node_limit=None, random_state=0, binarizer=None):
+        self.w = w
+        self.C = C
+        self.max_predicates = max_predicates
+        self.min_support = min_support
+        self.method = method
+        self.iterations = iterations
+        self.prob_terminate = prob_terminate
+        self.lam = lam
+        self.max_length = max_length
+        self.time_limit = time_limit
+        self.node_limit = node_limit
+        self.random_state = random_state
+        self.binarizer = binarizer
+
+
+class SoftFallingRuleListClassifier(_FallingBase):
+    """Softly falling rule list (Program 5.1): rising probabilities are penalised by C1.
+
+    The learned proportions are turned into a falling list by the running minimum (the
+    paper's conversion); ``predict_proba`` uses those probabilities.  Parameters as
+    :class:`FallingRuleListClassifier`, plus ``C1 >= 0`` (softness penalty); ``iterations``
+    defaults to 6000.
+    """
+
+    _program = "softfrl"
+    _parameter_constraints = {**_FallingBase._parameter_constraints,
+                              "C1": [Interval(Real, 0, None, closed="left")]}
+
+    def __init__(self, w=7.0, C=1e-6, C1=0.5, *, max_predicates=2, min_support=0.1, method="both",
+                 iterations=None, prob_terminate=0.01, lam=0.8, max_length=None,
+                 time_limit=300.0, node_limit=None, random_state=0, binarizer=None):
+        self.w = w
+        self.C = C
+        self.C1 = C1
+        self.max_predicates = max_predicates
+        self.min_support = min_support
+        self.method = method
+        self.iterations = iterations
+        self.prob_terminate = prob_terminate
+        self.lam = lam
+        self.max_length = max_length
+        self.time_limit = time_limit
+        self.node_limit = node_limit
+        self.random_state = random_state
+        self.binarizer = binarizer
+
+    def _C1(self):
+        return self.C1
