@@ -19,13 +19,13 @@ from typing import Sequence
 
 import numpy as np
 
-from .rules import Antecedent, RuleList
+from .rules import Antecedent, OrderedRules, RuleList
 
 KINDS = ("falling", "softly_falling")
 
 
 @dataclasses.dataclass
-class FallingRuleList:
+class FallingRuleList(OrderedRules):
     """Rules with probabilities, training counts and the positive-class weight.
 
     Parameters
@@ -123,25 +123,6 @@ class FallingRuleList:
         return [pos[a.name] for a in self.antecedents]
 
     # ---- evaluation -----------------------------------------------------------------------
-    def rule_index(self, captures) -> np.ndarray:
-        """Index of the rule that classifies each sample (``n_rules`` for the else clause).
-
-        ``captures`` is a boolean matrix (n x n_rules): column k = antecedent k holds.
-        """
-        C = np.asarray(captures, dtype=bool)
-        if C.ndim != 2 or C.shape[1] != self.n_rules:
-            raise ValueError(f"capture matrix must be n x {self.n_rules}, got {C.shape}")
-        idx = np.full(C.shape[0], self.n_rules, dtype=np.int64)
-        for k in range(self.n_rules - 1, -1, -1):
-            idx[C[:, k]] = k
-        return idx
-
-    def captures_from_features(self, X) -> np.ndarray:
-        X = np.asarray(X)
-        if not self.antecedents:
-            return np.zeros((X.shape[0], 0), dtype=bool)
-        return np.column_stack([a.evaluate(X) for a in self.antecedents])
-
     def captures_from_problem(self, problem) -> np.ndarray:
         from . import bits
         rows = self.prefix_indices(problem)

@@ -45,8 +45,34 @@ class Antecedent:
         return cls(d["name"], None if lits is None else tuple((int(j), int(v)) for j, v in lits))
 
 
+class OrderedRules:
+    """First-match evaluation shared by every ordered rule model (rule lists, falling lists).
+
+    Subclasses hold ``antecedents`` and define ``n_rules``.
+    """
+
+    def rule_index(self, captures: np.ndarray) -> np.ndarray:
+        """Index of the rule that classifies each sample (``n_rules`` for the default).
+
+        ``captures`` is a boolean matrix (n x n_rules): column k = antecedent k holds.
+        """
+        C = np.asarray(captures, dtype=bool)
+        if C.ndim != 2 or C.shape[1] != self.n_rules:
+            raise ValueError(f"capture matrix must be n x {self.n_rules}, got {C.shape}")
+        idx = np.full(C.shape[0], self.n_rules, dtype=np.int64)
+        for k in range(self.n_rules - 1, -1, -1):
+            idx[C[:, k]] = k
+        return idx
+
+    def captures_from_features(self, X) -> np.ndarray:
+        X = np.asarray(X)
+        if not self.antecedents:
+            return np.zeros((X.shape[0], 0), dtype=bool)
+        return np.column_stack([a.evaluate(X) for a in self.antecedents])
+
+
 @dataclasses.dataclass
-class RuleList:
+class RuleList(OrderedRules):
     """An ordered list of rules followed by a default rule.
 
     ``indices`` are the positions of the antecedents in the :class:`~rulecert.problem.RuleProblem`
@@ -87,26 +113,6 @@ class RuleList:
         return len(self.antecedents)
 
     # ---- evaluation -------------------------------------------------------------------
-    def rule_index(self, captures: np.ndarray) -> np.ndarray:
-        """Index of the rule that classifies each sample (``n_rules`` for the default).
-
-        ``captures`` is a boolean matrix (n x n_rules): column k = antecedent k holds.
-        """
-        C = np.asarray(captures, dtype=bool)
-        n = C.shape[0]
-        if C.ndim != 2 or C.shape[1] != self.n_rules:
-            raise ValueError(f"capture matrix must be n x {self.n_rules}, got {C.shape}")
-        idx = np.full(n, self.n_rules, dtype=np.int64)
-        for k in range(self.n_rules - 1, -1, -1):
-            idx[C[:, k]] = k
-        return idx
-
-    def captures_from_features(self, X) -> np.ndarray:
-        X = np.asarray(X)
-        if not self.antecedents:
-            return np.zeros((X.shape[0], 0), dtype=bool)
-        return np.column_stack([a.evaluate(X) for a in self.antecedents])
-
     def captures_from_problem(self, problem) -> np.ndarray:
         """Capture matrix on a RuleProblem, matching antecedents by index or by name."""
         from . import bits
