@@ -1,0 +1,285 @@
+"""Exact combinatorial pricing: depth-first branch-and-bound over clauses on packed bits.
+
+The pricing problem ``min_k rc(k) = const + lit |k| + sum_{g covered by k} v_g`` over clauses
+of 1..D features is searched depth first in canonical order (features added in increasing
+index), with
+
+* the optimistic estimate ``const + lit (|k|+1) + sum_{g covered by k} min(v_g, 0)`` of any
+  extension of ``k`` (the best an extension can do is keep exactly the groups with
+  ``v_g < 0``), pruning against the current threshold;
+* redundant literals skipped: adding a feature that does not shrink the coverage gives the
+  same coverage with one more literal (``lit >= 0``), and the irredundant clause with that
+  coverage is reached along another canonical path (keep the literals that shrink the
+  coverage when added in increasing order); a first literal true on every group is a clause
+  of its own but is not extended;
+* dominated literals skipped: a feature that implies (on the training groups) a literal
+  already in the clause makes that literal redundant, so the child has the coverage of a
+  shorter clause.  Every clause is dominated (same coverage, a subset of its literals) by
+  one whose literals imply each other nowhere (drop, from every implication chain, all but
+  the strongest literal, ties by index) and shrink the coverage at each step of the
+  canonical order; that clause is never skipped;
+* empty coverages skipped (their reduced cost is ``>= 0``, irrelevant to ``min(0, .)``).
+
+Two modes: *top-K pricing* (the threshold is the K-th best reduced cost found, starting at
+``upper``, so the search returns the K best clauses below ``upper`` and proves the minimum)
+and *enumeration* (the threshold stays fixed; every irredundant clause with ``rc < threshold``
+is collected, or the search reports itself incomplete past ``K`` of them).
+
+Bound.  The result's ``bound`` is a valid lower bound on ``min(upper, min_k rc(k))``: the
+best clause found, the threshold of everything pruned, and on an early stop the optimistic
+estimates of the open nodes on the DFS stack.  The search runs in resumable chunks of nodes
+so that the caller can check the wall clock between chunks.
+
+Coverage sums use per-byte lookup tables (``W x 8 x 256``), so a child costs ``O(W)``.
+"""
+from __future__ import annotations
+
+import dataclasses
+import math
+import time
+
+import numba as nb
+import numpy as np
+
+from ... import bits
+
+
+@nb.njit(cache=True, nogil=True)
+def _sums(c, T, Tn):
+    s = 0.0
+    sn = 0.0
+    for w in range(c.shape[0]):
+        x = c[w]
+        if x == 0:
+            continue
+        for b in range(8):
+            byte = (x >> np.uint64(8 * b)) & np.uint64(255)
+            if byte:
+                s += T[w, b, byte]
+                sn += Tn[w, b, byte]
+    return s, sn
+
+
+@nb.njit(cache=True, nogil=True)
+def _run(F, IMP, T, Tn, const, lit, D, K, tighten, by_rc, cov, ch, chlb, nch, ptr, clause, best_rc,
+         best_cl, istate, fstate, node_budget):
+    """Advance the search by at most ``node_budget`` expansions.
+
+    istate = [depth, nfound, nodes, expand_pending, finished, overflow]
+    fstate = [threshold]
+    """
+    d, W = F.shape
+    depth = istate[0]
+    nfound = istate[1]
+    nodes = istate[2]
+    expand = istate[3] == 1
+    thr = fstate[0]
+    c2 = np.empty(W, dtype=np.uint64)
+    tmp_lb = np.empty(d)
+    tmp_key = np.empty(d)
+    tmp_j = np.empty(d, dtype=np.int64)
+    stop_nodes = nodes + node_budget
+    finished = False
+    overflow = istate[5] == 1
+    while True:
+        if expand:
+            nodes += 1
+            last = clause[depth - 1] if depth > 0 else -1
+            cnt = 0
+            for j in range(last + 1, d):
+                same = True
+                empty = True
+                for w in range(W):
+                    c2[w] = cov[depth, w] & F[j, w]
+                    if c2[w] != cov[depth, w]:
+                        same = False
+                    if c2[w] != 0:
+                        empty = False
+                if empty or (same and depth > 0):
+                    continue
+                dominated = False
+                for q in range(depth):
+                    if IMP[j, clause[q]]:
+                        dominated = True
+                        break
+                if dominated:
+                    continue
+                s, sn = _sums(c2, T, Tn)
+                rc = const + lit * (depth + 1) + s
+                if rc < thr:
+                    if nfound < K:
+                        pos = nfound
+                        nfound += 1
+                    elif tighten:
+                        pos = 0
+                        for k in range(1, K):
+                            if best_rc[k] > best_rc[pos]:
+                                pos = k
+                    else:
+                        overflow = True
+                        pos = -1
+                    if pos >= 0:
+                        best_rc[pos] = rc
+                        for q in range(D):
+                            best_cl[pos, q] = clause[q] if q < depth else -1
+                        best_cl[pos, depth] = j
+                        if tighten and nfound == K:
+                            t = best_rc[0]
+                            for k in range(1, K):
+                                if best_rc[k] > t:
+                                    t = best_rc[k]
+                            thr = t
+                if depth + 1 < D and not same:
+                    lb = const + lit * (depth + 2) + sn
+                    if lb < thr:
+                        tmp_j[cnt] = j
+                        tmp_lb[cnt] = lb
+                        tmp_key[cnt] = rc if by_rc else lb
+                        cnt += 1
+            order = np.argsort(tmp_key[:cnt])
+            for q in range(cnt):
+                ch[depth, q] = tmp_j[order[q]]
+                chlb[depth, q] = tmp_lb[order[q]]
+            nch[depth] = cnt
+            ptr[depth] = 0
+            expand = False
+        if overflow:
+            break
+        p = ptr[depth]
+        while p < nch[depth] and chlb[depth, p] >= thr:
+            p += 1
+        ptr[depth] = p
+        if p < nch[depth]:
+            if nodes >= stop_nodes:
+                break
+            j = ch[depth, p]
+            ptr[depth] = p + 1
+            clause[depth] = j
+            for w in range(W):
+                cov[depth + 1, w] = cov[depth, w] & F[j, w]
+            depth += 1
+            expand = True
+        else:
+            nch[depth] = 0
+            ptr[depth] = 0
+            if depth == 0:
+                finished = True
+                break
+            depth -= 1
+    istate[0] = depth
+    istate[1] = nfound
+    istate[2] = nodes
+    istate[3] = 1 if expand else 0
+    istate[4] = 1 if finished else 0
+    istate[5] = 1 if overflow else 0
+    fstate[0] = thr
+
+
+def implications(X: np.ndarray) -> np.ndarray:
+    """``IMP[j, i]``: feature ``j`` implies feature ``i`` on the groups (``F_j`` within
+    ``F_i``), ``i != j``."""
+    Xi = X.astype(np.int32)
+    # j implies i  <=>  no group has j true and i false
+    viol = Xi.T @ (1 - Xi)          # viol[j, i] = #groups with j=1, i=0
+    IMP = viol == 0
+    np.fill_diagonal(IMP, False)
+    return np.ascontiguousarray(IMP)
+
+
+def byte_tables(v: np.ndarray, n_words: int):
+    """Lookup tables T[w, b, byte] = sum of v over the set bits of ``byte`` at byte ``b`` of
+    word ``w`` (and the same for min(v, 0))."""
+    vp = np.zeros(n_words * 64)
+    vp[:len(v)] = v
+    m = ((np.arange(256)[:, None] >> np.arange(8)[None, :]) & 1).astype(float)  # 256 x 8
+    V = vp.reshape(n_words * 8, 8)
+    T = (V @ m.T).reshape(n_words, 8, 256)
+    Tn = (np.minimum(V, 0.0) @ m.T).reshape(n_words, 8, 256)
+    return np.ascontiguousarray(T), np.ascontiguousarray(Tn)
+
+
+@dataclasses.dataclass
+class BnBResult:
+    clauses: list[tuple[int, ...]]
+    reduced_costs: list[float]
+    bound: float
+    complete: bool
+    nodes: int
+    wall_time: float
+    overflow: bool = False
+
+
+def branch_and_bound(X: np.ndarray, v: np.ndarray, const: float, lit: float, max_length: int,
+                     *, K: int = 50, upper: float = 0.0, tighten: bool = True,
+                     node_limit: int | None = None, deadline: float | None = None,
+                     chunk: int = 20000, order: str = "lb",
+                     found_node_limit: int | None = None) -> BnBResult:
+    """Run the search on groups ``X`` (G x d bool) with coefficients ``v`` (see module doc).
+
+    ``tighten=True``: top-K pricing below ``upper``; ``False``: enumerate every clause with
+    ``rc < upper`` (incomplete with ``overflow`` past ``K`` of them).
+    ``found_node_limit``: in top-K mode, return (incomplete, with a valid bound) once at least
+    one clause below ``upper`` is held and this many nodes were expanded -- column
+    generation needs improving columns, not the proof of the best one, until the end.
+    """
+    t0 = time.perf_counter()
+    X = np.asarray(X, dtype=bool)
+    G, d = X.shape
+    D = int(max(1, min(max_length, d)))
+    F = bits.pack(X.T) if d else np.zeros((0, bits.n_words(G)), np.uint64)
+    W = bits.n_words(G)
+    T, Tn = byte_tables(np.asarray(v, dtype=float), W)
+    IMP = implications(X)
+    cov = np.zeros((D + 1, W), dtype=np.uint64)
+    cov[0] = bits.ones(G)
+    ch = np.zeros((D + 1, d), dtype=np.int64)
+    chlb = np.zeros((D + 1, d))
+    nch = np.zeros(D + 1, dtype=np.int64)
+    ptr = np.zeros(D + 1, dtype=np.int64)
+    clause = np.full(D, -1, dtype=np.int64)
+    K = max(1, int(K))
+    best_rc = np.full(K, np.inf)
+    best_cl = np.full((K, D), -1, dtype=np.int64)
+    istate = np.array([0, 0, 0, 1, 0, 0], dtype=np.int64)
+    fstate = np.array([float(upper)])
+    budget = chunk
+    while True:
+        if node_limit is not None:
+            budget = min(budget, node_limit - int(istate[2]))
+            if budget <= 0:
+                break
+        if found_node_limit is not None:
+            if tighten and istate[1] > 0 and istate[2] >= found_node_limit:
+                break
+            budget = min(budget, max(found_node_limit - int(istate[2]), chunk))
+        tc = time.perf_counter()
+        _run(F, IMP, T, Tn, float(const), float(lit), D, K, bool(tighten), order == "rc", cov, ch, chlb, nch, ptr,
+             clause, best_rc, best_cl, istate, fstate, int(budget))
+        if istate[4] or istate[5]:
+            break
+        now = time.perf_counter()
+        if deadline is not None and now >= deadline:
+            break
+        # aim for chunks of about a quarter of a second
+        el = max(now - tc, 1e-4)
+        budget = int(min(max(budget * 0.25 / el, 1000), 5_000_000))
+    nfound = int(istate[1])
+    finished = bool(istate[4])
+    overflow = bool(istate[5])
+    thr = float(fstate[0])
+    rcs = best_rc[:nfound]
+    order = np.argsort(rcs, kind="stable")
+    clauses = [tuple(int(j) for j in best_cl[k] if j >= 0) for k in order]
+    rc_list = [float(rcs[k]) for k in order]
+    bound = min(thr, float(upper))
+    if nfound:
+        bound = min(bound, rc_list[0])
+    if not finished:
+        depth = int(istate[0])
+        for dd in range(depth + 1):
+            p = int(ptr[dd])
+            if p < nch[dd]:
+                bound = min(bound, float(chlb[dd, p:nch[dd]].min()))  # open children
+        # (a chunk always stops after an expansion, never with one pending)
+    return BnBResult(clauses, rc_list, bound, finished and not overflow, int(istate[2]),
+                     time.perf_counter() - t0, overflow)

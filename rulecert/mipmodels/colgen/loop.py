@@ -1,0 +1,645 @@
+"""Column generation for Boolean rule sets with a certified gap (Dash, Gunluk & Wei 2018).
+
+``solve(problem, options) -> (RuleSet, Certificate)``.  The capture rows of ``problem`` are
+the binary features (row ``j`` = column ``j``), for example
+``RuleProblem.from_matrix(X_binary, y, feature_names)``.
+
+Algorithm
+---------
+1. Restricted master LP (``master.py``) over the clauses generated so far, in one Highs
+   object, re-solved warm after each batch of new columns; its duals give ``mu`` (cover
+   rows) and ``lambda`` (complexity row).
+2. Pricing (``pricing.py``), each pricer tried only when the previous one found nothing
+   (``pricing="auto"``): the paper's greedy heuristic; the exact branch-and-bound
+   (``bnb.py``) restricted to ``heuristic_max_length`` literals (fast, finds good columns
+   when D is large; its bound is not used); the exact branch-and-bound over all clauses of
+   up to D literals (returns early once it holds improving columns, see
+   ``bnb_found_node_limit``); the pricing IP (6)-(10) in CP-SAT.  ``pricing="exact"`` is the
+   paper's order (CP-SAT, then the heuristic).  Past ``sample_rows`` distinct samples the
+   pricers first run on the paper's random sample (rows, and features past
+   ``max_nonzeros``), then on the full data.  Returned clauses are made irredundant on the
+   training data (a literal that does not change the coverage is dropped, which never
+   increases the reduced cost), re-priced exactly on the full data and added when negative.
+   Only pricers run on the full data contribute pricing bounds.
+3. Stop when pricing proves that no clause has a negative reduced cost (the LP is optimal),
+   when the proven bound already equals ``ceil(z_RMLP)`` (no column can raise it), when
+   pricing finds nothing within its limits, or at ``max_iter`` / ``max_columns`` / the
+   time limit.
+4. Restricted master IP in HiGHS (the same object, clause columns switched to binary),
+   warm-started from the better of a greedy rounding of the LP and a greedy cover.
+5. Optional gap closing (``close_gap``): every clause whose reduced cost is small enough to
+   appear in a better solution is enumerated and added, then the IP is re-solved (below).
+
+Lower bound (Lagrangian / LP duality).  For any duals ``mu >= 0``, ``lambda >= 0`` and any
+integer solution ``(xi, w)`` with ``xi in [0,1]``,
+
+    obj(xi, w) >= L(mu, lambda) + sum_{k selected} rc_k,
+    L = sum_g mu_g - lambda C + sum_g min(0, a_g - mu_g).
+
+If ``z_CG`` is a proven lower bound on every clause's reduced cost (CP-SAT's bound, the
+branch-and-bound's bound, the heuristic's bound, or the cheap single-literal bound of
+``pricing.py``, all on the full data; the largest is used) and a
+solution holds at most ``N`` clauses, then ``z_MIP >= L + N min(0, z_CG)``.  Since every
+clause has complexity >= 2, ``N = floor(C/2)``: this is the paper's ``z_RMLP + (C/2) z_CG``
+(at the RMLP optimum ``L = z_RMLP``), computed from the duals themselves so that it stays
+valid whatever the LP's accuracy.  In the penalized form without ``C`` we use
+``N = floor(UB / (clause_penalty + literal_penalty))`` for any known objective ``UB``.  When
+``z_CG >= 0`` the bound is ``z_LP`` (the LP is optimal).  When every objective coefficient
+is an integer (unit or integer weights, integer penalties) the bound is rounded up.
+
+The paper states ``ceil(z_RMLP + (C/2) z_CG)``; ``floor(C/2)`` is valid too because the
+inequality is applied to integer solutions.  Bounds are kept over the iterations (the best
+one is reported); ``history`` has one entry per iteration (``rmlp``, ``pricing_bound``,
+``lower_bound``; ``objective`` is None until the restricted IP gives a rule set) and a final
+entry for the restricted IP.
+
+Gap closing.  The same inequality shows that a clause ``k`` can appear in a solution of
+objective ``<= UB - granularity`` only if ``rc_k <= UB - granularity - L -
+(N - 1) min(0, z_CG)``.  Enumerating all such clauses (a complete search, capped by
+``close_gap_max_columns``) and re-solving the restricted IP therefore solves the master IP
+exactly: the certificate's bound becomes the restricted IP's own proven bound.
+
+CNF (De Morgan).  A CNF over the features is the negation of a DNF over the negated
+features for the negated labels; we learn that DNF (labels and features complemented,
+``fn_weight`` applying to the original negatives) and report its clauses as CNF clauses.
+"""
+from __future__ import annotations
+
+import dataclasses
+import logging
+import math
+import time
+
+import numpy as np
+
+from ...certificate import Certificate, SolutionStatus, Termination
+from ...objectives_ruleset import ruleset_objective
+from ...ruleset import RuleSet
+from .. import cpsat as cx
+from .. import highs as hx
+from .master import RestrictedMaster
+from .bnb import branch_and_bound
+from .pricing import (PricingInstance, bnb_pricing, cpsat_pricing, heuristic_pricing,
+                      make_instance, single_literal_bound)
+
+log = logging.getLogger(__name__)
+
+PRICING_MODES = ("auto", "exact", "bnb", "heuristic")
+
+
+@dataclasses.dataclass
+class ColGenOptions:
+    """Options of :func:`solve` (see the module doc for the method)."""
+
+    complexity_bound: float | None = 30.0
+    """``C``: sum over clauses of (1 + literals) <= C.  ``None``: penalized form only."""
+    max_clause_length: int | None = None
+    """``D``: literals per clause; default ``C - 1`` (no restriction), or 10 without ``C``."""
+    form: str = "dnf"
+    fn_weight: float = 1.0
+    """Weight of a false negative (of the learned class) relative to one false-positive hit."""
+    clause_penalty: float = 0.0
+    """Objective cost per clause (penalized form, not scaled by n)."""
+    literal_penalty: float = 0.0
+    """Objective cost per literal (penalized form, not scaled by n)."""
+    pricing: str = "auto"
+    """"auto": the greedy heuristic, then the exact branch-and-bound, then CP-SAT, each only
+    when the previous one found no improving clause; "exact": CP-SAT first (the paper), the
+    heuristic when CP-SAT finds nothing; "bnb": heuristic then branch-and-bound;
+    "heuristic": heuristic only."""
+    time_limit: float | None = None
+    """Wall-clock limit of the whole solve (all phases)."""
+    pricing_time_limit: float | None = 30.0
+    """Wall-clock limit of one CP-SAT pricing call."""
+    pricing_deterministic_time: float | None = None
+    """CP-SAT deterministic limit per pricing call (reproducible; use in tests)."""
+    bnb_found_node_limit: int | None = 200_000
+    """Return from a branch-and-bound pricing call once it holds an improving clause and has
+    expanded this many nodes (None: search for the K best to the end)."""
+    bnb_node_limit: int | None = None
+    """Node limit of one branch-and-bound pricing call (deterministic; it is also stopped by
+    ``pricing_time_limit``); CP-SAT takes over when it neither finds nor proves."""
+    max_iter: int | None = None
+    """Column-generation iterations (deterministic limit)."""
+    max_columns: int | None = None
+    columns_per_iter: int = 50
+    heuristic_max_length: int = 5
+    heuristic_max_generated: int = 20000
+    sample_rows: int | None = 2000
+    """Randomized pricing past this many distinct samples (None: never)."""
+    max_nonzeros: int | None = 100_000
+    """Sample the candidate features too past this many non-zeros in the sampled pricing."""
+    close_gap: bool = True
+    close_gap_max_columns: int = 10000
+    close_gap_node_limit: int | None = 100_000_000
+    ip_time_fraction: float = 0.25
+    """Share of ``time_limit`` kept for the restricted IP and gap closing."""
+    ip_node_limit: int | None = None
+    initial_clauses: list | None = None
+    """Clauses (sets of feature indices, in the learned DNF's features) to start from."""
+    workers: int = 1
+    seed: int = 0
+    tol: float = 1e-7
+
+
+def _validate(problem, o: ColGenOptions) -> None:
+    if o.form not in ("dnf", "cnf"):
+        raise ValueError(f"form must be 'dnf' or 'cnf', got {o.form!r}")
+    if o.pricing not in PRICING_MODES:
+        raise ValueError(f"pricing must be one of {PRICING_MODES}, got {o.pricing!r}")
+    C = o.complexity_bound
+    if C is not None:
+        if not isinstance(C, (int, float, np.integer, np.floating)) or not math.isfinite(float(C)):
+            raise ValueError(f"complexity_bound C must be a finite number or None, got {C!r}")
+        if C < 2:
+            raise ValueError(f"complexity_bound C={C} < 2: no clause fits (a clause with one "
+                             "literal has complexity 2)")
+    D = o.max_clause_length
+    if D is not None and (not isinstance(D, (int, np.integer)) or D < 1):
+        raise ValueError(f"max_clause_length D must be an integer >= 1, got {D!r}")
+    for name in ("clause_penalty", "literal_penalty"):
+        val = getattr(o, name)
+        if not math.isfinite(val) or val < 0:
+            raise ValueError(f"{name} must be finite and >= 0, got {val!r}")
+    if not math.isfinite(o.fn_weight) or o.fn_weight <= 0:
+        raise ValueError(f"fn_weight must be finite and > 0, got {o.fn_weight!r}")
+    if C is None and o.clause_penalty + o.literal_penalty <= 0:
+        raise ValueError("without a complexity bound C the penalized form needs clause_penalty "
+                         "or literal_penalty > 0")
+    for name in ("time_limit", "pricing_time_limit", "pricing_deterministic_time"):
+        val = getattr(o, name)
+        if val is not None and not (val > 0):
+            raise ValueError(f"{name} must be > 0 or None, got {val!r}")
+    for name in ("max_iter", "max_columns", "ip_node_limit"):
+        val = getattr(o, name)
+        if val is not None and (not isinstance(val, (int, np.integer)) or val < 0):
+            raise ValueError(f"{name} must be a non-negative integer or None, got {val!r}")
+    if o.columns_per_iter < 1 or o.heuristic_max_length < 1 or o.heuristic_max_generated < 0:
+        raise ValueError("columns_per_iter and heuristic_max_length must be >= 1")
+    if not 0 <= o.ip_time_fraction < 1:
+        raise ValueError(f"ip_time_fraction must be in [0, 1), got {o.ip_time_fraction!r}")
+    if problem.n_antecedents == 0:
+        raise ValueError("the problem has no binary features")
+    problem.check_two_classes()
+
+
+def _irredundant(X: np.ndarray, clause: tuple[int, ...]) -> tuple[int, ...]:
+    """Drop literals that do not change the clause's coverage on the training groups."""
+    cl = list(clause)
+    cov = np.logical_and.reduce(X[:, cl], axis=1)
+    i = 0
+    while i < len(cl) and len(cl) > 1:
+        rest = cl[:i] + cl[i + 1:]
+        if np.array_equal(np.logical_and.reduce(X[:, rest], axis=1), cov):
+            cl = rest
+        else:
+            i += 1
+    return tuple(sorted(cl))
+
+
+class _State:
+    """Everything the loop knows about the (transformed) instance."""
+
+    def __init__(self, problem, o: ColGenOptions):
+        patterns, _, pos, neg = problem.groups
+        X = np.asarray(patterns, dtype=bool)
+        pos, neg = np.asarray(pos, float), np.asarray(neg, float)
+        if o.form == "cnf":
+            X, pos, neg = ~X, neg, pos
+        keep = (pos > 0) | (neg > 0)          # zero-weight samples play no part
+        X, pos, neg = X[keep], pos[keep], neg[keep]
+        self.X = np.ascontiguousarray(X)
+        self.G, self.d = X.shape
+        self.pos, self.neg = pos, neg
+        self.P = np.flatnonzero(pos > 0)
+        self.row_of = np.full(self.G, -1, dtype=np.int64)
+        self.row_of[self.P] = np.arange(len(self.P))
+        self.a = o.fn_weight * pos[self.P]
+        self.C = None if o.complexity_bound is None else float(o.complexity_bound)
+        D = o.max_clause_length
+        if D is None:
+            D = int(math.floor(self.C)) - 1 if self.C is not None else 10
+        if self.C is not None:
+            D = min(D, int(math.floor(self.C)) - 1)
+        self.D = max(1, min(int(D), self.d))
+        self.lam0, self.lam1 = float(o.clause_penalty), float(o.literal_penalty)
+        coeffs = np.concatenate([self.a, neg, [self.lam0, self.lam1]])
+        self.integral = bool(np.all(coeffs == np.round(coeffs)))
+        self.gran = 1.0 if self.integral else 0.0
+        self.keys: dict[bytes, int] = {}   # coverage pattern -> length of the column holding it
+        self.clauses: list[tuple[int, ...]] = []
+
+    def n_max(self, ub: float) -> float:
+        """Most clauses a solution of objective <= ub can hold."""
+        n = math.inf
+        if self.C is not None:
+            n = math.floor(self.C / 2.0 + 1e-9)
+        pmin = self.lam0 + self.lam1
+        if pmin > 0:
+            n = min(n, math.floor(ub / pmin + 1e-9))
+        return n
+
+    def coverage(self, clause) -> np.ndarray:
+        return np.logical_and.reduce(self.X[:, list(clause)], axis=1)
+
+    def column(self, clause):
+        cov = self.coverage(clause)
+        cost = float(self.neg[cov].sum()) + self.lam0 + self.lam1 * len(clause)
+        rows = self.row_of[cov]
+        return cov, cost, rows[rows >= 0], 1 + len(clause)
+
+    def round_bound(self, lb: float) -> float:
+        if self.integral and math.isfinite(lb):
+            return float(math.ceil(lb - 1e-6))
+        return lb
+
+
+def solve(problem, options: ColGenOptions | None = None, **kwargs):
+    """Learn a DNF (or CNF) rule set by column generation; returns ``(RuleSet, Certificate)``.
+
+    Keyword arguments override fields of ``options``.
+    """
+    o = dataclasses.replace(options or ColGenOptions(), **kwargs)
+    _validate(problem, o)
+    t0 = time.perf_counter()
+    end = None if o.time_limit is None else t0 + float(o.time_limit)
+    cg_end = None if end is None else t0 + (1.0 - o.ip_time_fraction) * float(o.time_limit)
+
+    def left(deadline):
+        return None if deadline is None else deadline - time.perf_counter()
+
+    st = _State(problem, o)
+    rng = np.random.default_rng(o.seed)
+    master = RestrictedMaster(st.a, st.C, threads=1, seed=o.seed)
+    ub_empty = float(st.a.sum())
+    times = {"lp": 0.0, "pricing_heuristic": 0.0, "pricing_bnb": 0.0, "pricing_cpsat": 0.0,
+             "ip": 0.0, "close_gap": 0.0}
+    calls = {"heuristic": 0, "bnb": 0, "cp-sat": 0}
+    history: list[dict] = []
+    pricing_log: list[dict] = []
+    best_bound, bound_kind = 0.0, "trivial"    # Hamming loss and penalties are >= 0
+    best_duals = None                          # (L, zlb, v, const, lit) of the best bound
+    last_rmlp = None
+    stop, stop_term, stop_msg = None, None, ""
+    sampled_any = False
+
+    def add_clauses(clauses) -> int:
+        covers, costs, cpx = [], [], []
+        for cl in clauses:
+            cov, cost, rows, c = st.column(cl)
+            key = cov.tobytes()
+            if key in st.keys and st.keys[key] <= len(cl):
+                continue
+            st.keys[key] = len(cl)
+            st.clauses.append(tuple(cl))
+            covers.append(rows)
+            costs.append(cost)
+            cpx.append(c)
+        master.add_columns(covers, costs, cpx)
+        return len(covers)
+
+    if o.initial_clauses:
+        init = []
+        for cl in o.initial_clauses:
+            cl = tuple(sorted({int(j) for j in cl}))
+            if not cl or max(cl) >= st.d or min(cl) < 0:
+                raise ValueError(f"initial clause {cl!r} is not a non-empty set of feature "
+                                 f"indices in [0, {st.d})")
+            if len(cl) <= st.D:
+                init.append(cl)
+        add_clauses(init)
+
+    it = 0
+    while True:
+        if cg_end is not None and time.perf_counter() >= cg_end:
+            stop, stop_term, stop_msg = "time_limit", Termination.TIME_LIMIT, "time limit in column generation"
+            break
+        ta = time.perf_counter()
+        lp_res, mu, lam = master.solve_lp(left(cg_end) if cg_end is not None else math.inf)
+        times["lp"] += time.perf_counter() - ta
+        if mu is None:
+            stop = "lp_failed"
+            stop_term = (lp_res.termination if lp_res.termination is not Termination.OPTIMAL
+                         else Termination.ERROR)
+            stop_msg = f"restricted master LP: {lp_res.message}"
+            break
+        last_rmlp = lp_res.objective
+        mu_g = np.zeros(st.G)
+        mu_g[st.P] = mu
+        v = st.neg - mu_g
+        const, lit = lam + st.lam0, lam + st.lam1
+        L = float(mu.sum() - (lam * st.C if st.C is not None else 0.0)
+                  + np.minimum(0.0, st.a - mu).sum())
+        full = PricingInstance(st.X, v, const, lit, st.D, np.arange(st.d), exact=True)
+        zlb, zkind = single_literal_bound(full), "single-literal"
+        big = o.sample_rows is not None and st.G > o.sample_rows   # the paper's medium/large data
+        insts = [make_instance(st.X, v, const, lit, st.D, rng=rng, sample_rows=o.sample_rows,
+                               max_nonzeros=o.max_nonzeros)] if big else []
+        insts.append(full)
+        sampled_any |= big
+        methods = {"auto": ("heuristic", "bnb-short", "bnb", "cp-sat"),
+                   "exact": ("cp-sat", "heuristic"), "bnb": ("heuristic", "bnb-short", "bnb"),
+                   "heuristic": ("heuristic",)}[o.pricing]
+        plan = [(i, m) for i in insts for m in methods
+                if m != "bnb-short" or st.D > o.heuristic_max_length]
+        new: list[tuple[int, ...]] = []
+        hint = None
+        last_pricing = None
+        for inst, method in plan:
+            if cg_end is not None and time.perf_counter() >= cg_end:
+                break
+            tp = time.perf_counter()
+            ptl = o.pricing_time_limit
+            rem = left(cg_end)
+            if rem is not None:
+                ptl = rem if ptl is None else min(ptl, rem)
+            if method == "heuristic":
+                r = heuristic_pricing(inst, threshold=-o.tol, max_length=o.heuristic_max_length,
+                                      max_generated=o.heuristic_max_generated,
+                                      max_return=o.columns_per_iter, deadline=cg_end)
+                times["pricing_heuristic"] += time.perf_counter() - tp
+                hint = r.best_clause
+            elif method == "bnb-short":
+                # exact over clauses of at most heuristic_max_length literals: finds good
+                # columns fast when D is large; its bound says nothing about longer clauses
+                short = PricingInstance(inst.X, inst.v, inst.const, inst.lit,
+                                        o.heuristic_max_length, inst.features, exact=False)
+                r = bnb_pricing(short, threshold=-o.tol, max_return=o.columns_per_iter,
+                                node_limit=o.bnb_node_limit,
+                                deadline=None if ptl is None else tp + ptl,
+                                found_node_limit=o.bnb_found_node_limit)
+                r.method = "bnb-short"
+                times["pricing_bnb"] += time.perf_counter() - tp
+                if r.best_clause is not None:
+                    hint = r.best_clause
+                inst = short
+            elif method == "bnb":
+                r = bnb_pricing(inst, threshold=-o.tol, max_return=o.columns_per_iter,
+                                node_limit=o.bnb_node_limit,
+                                deadline=None if ptl is None else tp + ptl,
+                                found_node_limit=o.bnb_found_node_limit)
+                times["pricing_bnb"] += time.perf_counter() - tp
+                if r.best_clause is not None:
+                    hint = r.best_clause
+            else:
+                if hint is None and o.pricing == "exact":
+                    hint = heuristic_pricing(inst, threshold=-o.tol, max_length=2,
+                                             max_generated=200, max_return=1).best_clause
+                r = cpsat_pricing(inst, time_limit=ptl, deterministic_time=o.pricing_deterministic_time,
+                                  workers=o.workers, seed=o.seed + it, hint=hint,
+                                  threshold=-o.tol, max_return=o.columns_per_iter)
+                times["pricing_cpsat"] += time.perf_counter() - tp
+            calls[r.method] = calls.get(r.method, 0) + 1
+            last_pricing = r
+            pricing_log.append({"iteration": it, "method": r.method, "exact_instance": inst.exact,
+                                "found": len(r.clauses), "best": r.reduced_costs[0] if r.reduced_costs else None,
+                                "bound": r.bound, "complete": r.complete, "work": r.generated,
+                                "time": r.wall_time, "termination": r.termination.value if r.termination else None})
+            if inst.exact and r.bound > zlb:
+                zlb, zkind = r.bound, r.method
+            cand = []
+            for cl in r.clauses:
+                g = tuple(sorted(int(inst.features[j]) for j in cl))
+                g = _irredundant(st.X, g)
+                cov = st.coverage(g)
+                rc = const + lit * len(g) + float(v[cov].sum())
+                if rc < -o.tol and cov.tobytes() not in st.keys:
+                    cand.append((rc, g))
+            cand.sort()
+            seen = set()
+            for rc, g in cand:
+                if g not in seen:
+                    seen.add(g)
+                    new.append(g)
+            if new:
+                break
+            if inst.exact and zlb >= -o.tol:
+                break
+        lb_it = L + (st.n_max(ub_empty) * min(0.0, zlb) if zlb < 0 else 0.0)
+        lb_it = st.round_bound(lb_it)
+        if lb_it > best_bound:
+            best_bound = lb_it
+            bound_kind = "lp_optimal" if zlb >= -o.tol else f"lagrangian ({zkind} pricing bound)"
+        if best_duals is None or lb_it >= best_duals[0]:
+            best_duals = (lb_it, L, zlb, v, const, lit)
+        history.append({"time": time.perf_counter() - t0, "iteration": it,
+                        "objective": None, "lower_bound": best_bound,
+                        "rmlp": last_rmlp, "pricing_bound": zlb, "pricing_bound_kind": zkind,
+                        "columns": master.n_columns, "new_columns": len(new)})
+        log.debug("cg iter %d: rmlp=%.6g zlb=%.6g bound=%.6g new=%d", it, last_rmlp, zlb,
+                  best_bound, len(new))
+        if zlb >= -o.tol:
+            stop, stop_term, stop_msg = "converged", Termination.OPTIMAL, "pricing proved the LP optimal"
+            break
+        if best_bound >= st.round_bound(last_rmlp) - 1e-9:
+            # no column can raise the bound any more (it is ceil(z_RMLP) >= ceil(z_MLP))
+            stop, stop_term = "lp_bound_attained", Termination.OPTIMAL
+            stop_msg = "the lower bound equals the restricted LP bound"
+            break
+        if not new:
+            stop = "pricing_exhausted"
+            if cg_end is not None and time.perf_counter() >= cg_end:
+                stop, stop_term = "time_limit", Termination.TIME_LIMIT
+            elif last_pricing is not None and last_pricing.termination is Termination.TIME_LIMIT:
+                stop_term = Termination.TIME_LIMIT
+            else:
+                stop_term = Termination.ITERATION_LIMIT
+            stop_msg = ("pricing found no improving clause within its limits and did not prove "
+                        f"that none exists (best pricing bound {zlb:.6g})")
+            break
+        if o.max_columns is not None:
+            room = o.max_columns - master.n_columns
+            new = new[:max(0, room)]
+        add_clauses(new)
+        it += 1
+        if o.max_iter is not None and it >= o.max_iter:
+            stop, stop_term, stop_msg = "max_iter", Termination.ITERATION_LIMIT, f"max_iter={o.max_iter} reached"
+            break
+        if o.max_columns is not None and master.n_columns >= o.max_columns:
+            stop, stop_term, stop_msg = "max_columns", Termination.ITERATION_LIMIT, f"max_columns={o.max_columns} reached"
+            break
+    cg_time = time.perf_counter() - t0
+
+    # ---- restricted master IP -----------------------------------------------------------
+    w_lp = None
+    if not master.is_mip and master.n_columns and stop != "lp_failed":
+        # the last batch of columns may not be in the LP solution yet: re-solve once (cheap)
+        ta = time.perf_counter()
+        res_lp, mu2, _ = master.solve_lp(left(end) if end is not None else math.inf)
+        times["lp"] += time.perf_counter() - ta
+        if res_lp.x is not None:
+            w_lp = master.clause_values(res_lp.x)
+    selected, ws_obj = _greedy_selection(master, st, w_lp)
+    ip_res = None
+    ip_bound = -math.inf
+    if master.n_columns:
+        ta = time.perf_counter()
+        ip_res = master.solve_ip(left(end) if end is not None else math.inf, selected,
+                                 mip_abs_gap=(1.0 - 1e-6) if st.integral else 1e-9,
+                                 warm_start_objective=ws_obj, node_limit=o.ip_node_limit)
+        times["ip"] += time.perf_counter() - ta
+        if ip_res.x is not None:
+            cand = master.clause_values(ip_res.x) > 0.5
+            if master.selection_objective(cand) <= ws_obj + 1e-9:
+                selected = cand
+        ip_bound = ip_res.bound
+    ip_obj = master.selection_objective(selected)
+
+    # ---- gap closing by reduced-cost enumeration -----------------------------------------
+    gap_info = {}
+    if (o.close_gap and best_duals is not None and ip_obj - best_bound > max(st.gran, 1e-9) - 1e-9
+            and (end is None or time.perf_counter() < end)):
+        tg = time.perf_counter()
+        _, L, zlb, v, const, lit = best_duals
+        N = st.n_max(ip_obj)
+        T = ip_obj - st.gran - L - (N - 1) * min(0.0, zlb)
+        er = branch_and_bound(st.X, v, const, lit, st.D, K=o.close_gap_max_columns,
+                              upper=T + 1e-7, tighten=False, node_limit=o.close_gap_node_limit,
+                              deadline=end)
+        # an incomplete enumeration proves nothing: its clauses are not added
+        added = add_clauses([_irredundant(st.X, c) for c in er.clauses]) if er.complete else 0
+        gap_info = {"threshold": T, "enumerated": len(er.clauses), "added": added,
+                    "complete": er.complete}
+        enum_bound = -math.inf   # a lower bound on the restricted IP that now holds them all
+        if not added:
+            enum_bound = ip_obj if ip_res is None else ip_res.bound
+        elif end is None or time.perf_counter() < end:
+            selected = np.concatenate([selected, np.zeros(master.n_columns - len(selected), bool)])
+            ta = time.perf_counter()
+            ip2 = master.solve_ip(left(end) if end is not None else math.inf, selected,
+                                  mip_abs_gap=(1.0 - 1e-6) if st.integral else 1e-9,
+                                  warm_start_objective=ip_obj, node_limit=o.ip_node_limit)
+            times["ip"] += time.perf_counter() - ta
+            if ip2.x is not None:
+                cand = master.clause_values(ip2.x) > 0.5
+                if master.selection_objective(cand) <= ip_obj + 1e-9:
+                    selected = cand
+            ip_res, ip_bound, enum_bound = ip2, ip2.bound, ip2.bound
+            ip_obj = master.selection_objective(selected)
+        else:
+            selected = np.concatenate([selected, np.zeros(master.n_columns - len(selected), bool)])
+        gap_info["restricted_ip_bound"] = enum_bound
+        if er.complete:
+            # every better solution uses only enumerated clauses, all now in the restricted
+            # IP, so its proven bound bounds the master IP
+            b = st.round_bound(min(enum_bound, ip_obj))
+            if b > best_bound:
+                best_bound, bound_kind = b, "reduced-cost enumeration + restricted IP"
+        times["close_gap"] += time.perf_counter() - tg
+
+    # ---- model and certificate ------------------------------------------------------------
+    clauses = [st.clauses[k] for k in np.flatnonzero(selected)]
+    clauses.sort(key=lambda c: (len(c), c))
+    rs = RuleSet.from_feature_sets(clauses, o.form, problem.antecedent_names)
+    score = ruleset_objective(rs, problem, fn_weight=o.fn_weight, clause_penalty=o.clause_penalty,
+                              literal_penalty=o.literal_penalty)
+    objective = float(score.objective)
+    if abs(objective - ip_obj) > 1e-6 * max(1.0, abs(objective)):
+        raise RuntimeError(f"internal error: master objective {ip_obj} != exact objective {objective}")
+    abs_tol = 1e-6 if st.integral else 1e-9 * max(1.0, abs(objective))
+    lower = min(best_bound, objective) if best_bound <= objective + abs_tol else best_bound
+    proven = objective - lower <= abs_tol
+    msg = stop_msg
+    if proven:
+        term, status = Termination.OPTIMAL, SolutionStatus.OPTIMAL
+    else:
+        status = SolutionStatus.FEASIBLE
+        if stop in ("converged", "lp_bound_attained"):
+            if ip_res is not None and ip_res.termination is not Termination.OPTIMAL:
+                term = ip_res.termination
+                msg = f"LP optimal; restricted IP stopped: {ip_res.message}"
+            elif end is not None and time.perf_counter() >= end:
+                term = Termination.TIME_LIMIT
+                msg = "LP optimal; time limit while closing the gap"
+            else:
+                term = Termination.ITERATION_LIMIT
+                msg = ("LP optimal but fractional: the restricted IP optimum exceeds the LP bound "
+                       "and gap closing was off or hit its column cap")
+        else:
+            term = stop_term or Termination.ERROR
+    history.append({"time": time.perf_counter() - t0, "iteration": it, "objective": objective,
+                    "lower_bound": lower, "phase": "restricted IP"})
+    cert = Certificate(
+        termination=term, status=status, objective=objective, lower_bound=lower,
+        solver="colgen(highs+cp-sat)",
+        solver_version=f"highs {hx.highs_version()}, ortools {cx.cpsat_version()}",
+        abs_tol=abs_tol, nodes=int(ip_res.nodes) if ip_res is not None else 0, iterations=it,
+        wall_time=time.perf_counter() - t0, seed=o.seed, warm_start_objective=ws_obj,
+        message=msg, history=history,
+        stats={"bound_kind": bound_kind, "stop_reason": stop, "cg_iterations": it,
+               "columns": master.n_columns, "rmlp_objective": last_rmlp,
+               "lp_converged": stop == "converged", "lp_bound_attained": stop in ("converged", "lp_bound_attained"), "pricing_calls": calls, "pricing_log": pricing_log,
+               "sampled_pricing": sampled_any, "max_clause_length": st.D,
+               "complexity_bound": st.C, "form": o.form, "integral_objective": st.integral,
+               "restricted_ip_objective": ip_obj, "restricted_ip_bound": ip_bound,
+               "restricted_ip_termination": None if ip_res is None else ip_res.termination.value,
+               "gap_closing": gap_info, "time": {**times, "column_generation": cg_time},
+               "hamming_loss": score.hamming_loss, "complexity": rs.complexity,
+               "training_errors": score.errors})
+    return rs, cert
+
+
+def _greedy_selection(master: RestrictedMaster, st: _State, w_lp):
+    """A feasible 0/1 selection to warm-start the restricted IP: the better of (a) columns in
+    decreasing LP value added while the complexity fits and the objective decreases and (b)
+    the greedy covering rule (repeatedly add the column with the largest objective decrease
+    per unit of complexity), each followed by dropping columns whose removal helps."""
+    m = master.n_columns
+    empty = np.zeros(m, dtype=bool)
+    if m == 0:
+        return empty, master.selection_objective(empty)
+    P = master.n_pos
+    cpx = np.asarray(master.complexities, dtype=float)
+    costs = np.asarray(master.costs, dtype=float)
+    a = master.fn_cost
+    A = np.zeros((m, P), dtype=bool)
+    for k, cov in enumerate(master.covers):
+        A[k, cov] = True
+    Af = A.astype(float)
+    budget = math.inf if st.C is None else st.C + 1e-9
+
+    def improve(sel):
+        # drop columns whose removal does not increase the objective
+        changed = True
+        while changed:
+            changed = False
+            base = master.selection_objective(sel)
+            for k in np.flatnonzero(sel):
+                sel[k] = False
+                if master.selection_objective(sel) <= base - 1e-12:
+                    changed = True
+                    break
+                sel[k] = True
+        return sel
+
+    # (a) LP order
+    sel_a = empty.copy()
+    best_a = master.selection_objective(sel_a)
+    order = np.lexsort((costs, -(w_lp if w_lp is not None else np.zeros(m))))
+    used = 0.0
+    for k in order:
+        if used + cpx[k] > budget:
+            continue
+        sel_a[k] = True
+        val = master.selection_objective(sel_a)
+        if val < best_a - 1e-12:
+            best_a, used = val, used + cpx[k]
+        else:
+            sel_a[k] = False
+    # (b) greedy covering by gain per complexity
+    sel_b = empty.copy()
+    uncovered = np.ones(P, dtype=bool)
+    used = 0.0
+    while True:
+        gain = Af @ (a * uncovered) - costs
+        ok = (~sel_b) & (used + cpx <= budget) & (gain > 1e-12)
+        if not ok.any():
+            break
+        ratio = np.where(ok, gain / cpx, -np.inf)
+        k = int(np.argmax(ratio))
+        sel_b[k] = True
+        used += cpx[k]
+        uncovered &= ~A[k]
+    sel_a, sel_b = improve(sel_a), improve(sel_b)
+    va, vb = master.selection_objective(sel_a), master.selection_objective(sel_b)
+    return (sel_a, va) if va <= vb else (sel_b, vb)

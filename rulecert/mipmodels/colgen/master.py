@@ -1,0 +1,150 @@
+"""The restricted master LP / IP of Boolean rule-set column generation, in one Highs object.
+
+Master IP (Dash, Gunluk & Wei 2018, (1)-(4)), aggregated over groups of identical samples
+(samples with identical binary features are covered by exactly the same clauses):
+
+    min  sum_{g in P} a_g xi_g + sum_k cost_k w_k
+    s.t. xi_g + sum_{k covers g} w_k >= 1        g in P   (cover rows, duals mu_g >= 0)
+         sum_k c_k w_k <= C                               (complexity row, dual -lambda <= 0)
+         w_k in {0, 1},  xi_g >= 0
+
+with ``a_g = fn_weight * (positive mass of g)``, ``cost_k = (negative mass covered by k)
++ clause_penalty + literal_penalty * |k|`` and ``c_k = 1 + |k|``.  In the LP relaxation
+``w_k >= 0`` has no upper bound: an optimal LP never needs ``w_k > 1`` because costs are
+non-negative, so the optimum is that of the paper's MLP and the reduced cost of a column is
+simply ``cost_k - sum_{g in k} mu_g + lambda c_k`` (no bound duals).
+
+New columns are appended to the same Highs object and the LP is re-solved warm from the
+previous basis; the final restricted IP switches the clause columns to binary in place.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .. import highs as hx
+
+try:
+    import highspy
+except Exception:  # pragma: no cover - reported by highs.new_highs
+    highspy = None
+
+
+class RestrictedMaster:
+    """Restricted master problem over the positive groups.
+
+    Parameters
+    ----------
+    fn_cost : array (P,)
+        Objective coefficient of each false-negative variable ``xi_g``.
+    complexity_bound : float or None
+        ``C``; ``None`` drops the complexity row (penalized form only).
+    """
+
+    def __init__(self, fn_cost: np.ndarray, complexity_bound: float | None, *,
+                 threads: int | None = 1, seed: int = 0):
+        self.h = hx.new_highs(threads=threads, seed=seed)
+        inf = highspy.kHighsInf
+        self.n_pos = int(len(fn_cost))
+        self.C = complexity_bound
+        self.fn_cost = np.asarray(fn_cost, dtype=float)
+        P = self.n_pos
+        if P:
+            self.h.addCols(P, self.fn_cost, np.zeros(P), np.full(P, inf), 0,
+                           np.zeros(P, dtype=np.int32), np.array([], dtype=np.int32),
+                           np.array([], dtype=float))
+            # cover rows: xi_g >= 1 - sum w  ->  xi_g + sum w >= 1
+            self.h.addRows(P, np.ones(P), np.full(P, inf), P, np.arange(P, dtype=np.int32),
+                           np.arange(P, dtype=np.int32), np.ones(P))
+        self.complexity_row = None
+        if complexity_bound is not None:
+            self.complexity_row = P
+            self.h.addRow(-inf, float(complexity_bound), 0, np.array([], dtype=np.int32),
+                          np.array([], dtype=float))
+        self.costs: list[float] = []
+        self.complexities: list[int] = []
+        self.covers: list[np.ndarray] = []
+        self.is_mip = False
+
+    @property
+    def n_columns(self) -> int:
+        return len(self.costs)
+
+    def add_columns(self, covers: list[np.ndarray], costs, complexities) -> None:
+        """Append clause columns; ``covers[k]`` holds the indices of the positive groups
+        clause k covers."""
+        if not covers:
+            return
+        inf = highspy.kHighsInf
+        starts, idx, vals = [], [], []
+        for cov, c in zip(covers, complexities):
+            starts.append(len(idx))
+            cov = np.asarray(cov, dtype=np.int32)
+            idx.extend(cov.tolist())
+            vals.extend([1.0] * len(cov))
+            if self.complexity_row is not None:
+                idx.append(self.complexity_row)
+                vals.append(float(c))
+        m = len(covers)
+        first = self.n_pos + self.n_columns
+        ub = np.ones(m) if self.is_mip else np.full(m, inf)
+        self.h.addCols(m, np.asarray(costs, dtype=float), np.zeros(m), ub, len(idx),
+                       np.asarray(starts, dtype=np.int32), np.asarray(idx, dtype=np.int32),
+                       np.asarray(vals, dtype=float))
+        if self.is_mip:
+            self.h.changeColsIntegrality(m, np.arange(first, first + m, dtype=np.int32),
+                                         np.array([highspy.HighsVarType.kInteger] * m))
+        self.costs.extend(float(c) for c in costs)
+        self.complexities.extend(int(c) for c in complexities)
+        self.covers.extend(np.asarray(c, dtype=np.int64) for c in covers)
+
+    # ---- LP ------------------------------------------------------------------------------
+    def solve_lp(self, time_limit: float | None):
+        """Solve the restricted master LP (warm).  Returns ``(result, mu, lam)``; ``mu`` and
+        ``lam`` are ``None`` when no optimal dual solution is available.  ``mu >= 0`` and
+        ``lam >= 0`` are clipped at zero (HiGHS may return -1e-17)."""
+        if self.is_mip:
+            raise RuntimeError("the master has been switched to an IP")
+        res = hx.solve(self.h, is_mip=False, time_limit=time_limit)
+        if res.termination.value != "optimal":
+            return res, None, None
+        duals = hx.lp_row_duals(self.h)
+        if duals is None:
+            return res, None, None
+        mu = np.maximum(duals[:self.n_pos], 0.0)
+        lam = 0.0 if self.complexity_row is None else max(0.0, -float(duals[self.complexity_row]))
+        return res, mu, lam
+
+    def clause_values(self, x: np.ndarray) -> np.ndarray:
+        return np.asarray(x[self.n_pos:self.n_pos + self.n_columns], dtype=float)
+
+    # ---- IP ------------------------------------------------------------------------------
+    def to_ip(self) -> None:
+        """Switch the clause columns to binary (in place, same Highs object)."""
+        if self.is_mip:
+            return
+        m = self.n_columns
+        if m:
+            cols = np.arange(self.n_pos, self.n_pos + m, dtype=np.int32)
+            self.h.changeColsBounds(m, cols, np.zeros(m), np.ones(m))
+            self.h.changeColsIntegrality(m, cols, np.array([highspy.HighsVarType.kInteger] * m))
+        self.is_mip = True
+
+    def full_vector(self, selected: np.ndarray) -> np.ndarray:
+        """Column vector (xi, w) for a 0/1 selection of clause columns."""
+        covered = np.zeros(self.n_pos, dtype=bool)
+        for k in np.flatnonzero(selected):
+            covered[self.covers[k]] = True
+        return np.concatenate([(~covered).astype(float), np.asarray(selected, dtype=float)])
+
+    def selection_objective(self, selected: np.ndarray) -> float:
+        x = self.full_vector(selected)
+        return float(self.fn_cost @ x[:self.n_pos] + np.asarray(self.costs) @ x[self.n_pos:])
+
+    def solve_ip(self, time_limit: float | None, warm_start: np.ndarray | None,
+                 mip_abs_gap: float, warm_start_objective: float | None = None,
+                 node_limit: int | None = None):
+        self.to_ip()
+        ws = None if warm_start is None else self.full_vector(warm_start)
+        return hx.solve(self.h, is_mip=True, time_limit=time_limit, node_limit=node_limit,
+                        mip_rel_gap=0.0, mip_abs_gap=mip_abs_gap, warm_start=ws,
+                        warm_start_objective=warm_start_objective)

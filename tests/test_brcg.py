@@ -1,0 +1,169 @@
+"""BooleanRuleCGClassifier: scikit-learn API, readable rules, certificate, CLI subcommand."""
+import argparse
+import json
+import pickle
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.base import clone
+from sklearn.pipeline import make_pipeline
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+from rulecert.estimators.brcg import BooleanRuleCGClassifier
+from rulecert.mining import FeatureBinarizer
+from rulecert.objectives_ruleset import ruleset_objective_xy
+
+
+def _small(**kw):
+    base = dict(complexity_bound=10, max_clause_length=2, max_iter=5, bnb_node_limit=20000,
+                pricing_deterministic_time=1.0, close_gap=False, random_state=0)
+    base.update(kw)
+    return BooleanRuleCGClassifier(**base)
+
+
+@parametrize_with_checks(
+    [_small(binarizer=FeatureBinarizer(n_thresholds=4))],
+    expected_failed_checks=lambda est: {
+        "check_sample_weight_equivalence_on_dense_data":
+            "FeatureBinarizer's quantile thresholds ignore sample weights, so repeated rows "
+            "change the binary features; on binary data weights equal repetitions "
+            "(test_weights_equal_repetitions)"})
+def test_sklearn_compatible(estimator, check):
+    check(estimator)
+
+
+def _binary_frame(seed=0, n=150):
+    rng = np.random.default_rng(seed)
+    X = pd.DataFrame(rng.integers(0, 2, size=(n, 5)),
+                     columns=["smoker", "old", "male", "rich", "sporty"])
+    sick = ((X["smoker"] == 1) & (X["old"] == 1)) | ((X["male"] == 1) & (X["sporty"] == 1))
+    y = np.where(sick, "sick", "healthy")
+    flip = rng.random(n) < 0.05
+    y[flip] = np.where(y[flip] == "sick", "healthy", "sick")
+    return X, y
+
+
+def test_binary_frame_rules_names_certificate_pickle():
+    X, y = _binary_frame()
+    clf = BooleanRuleCGClassifier(complexity_bound=8, max_clause_length=3, random_state=0)
+    clf.fit(X, y)
+    assert list(clf.classes_) == ["healthy", "sick"]
+    pred = clf.predict(X)
+    assert (pred == y).mean() >= 0.9
+    cert = clf.certificate_
+    assert cert.proven_optimal and cert.lower_bound <= cert.objective
+    # the rule is for classes_[1] = "sick"; its objective is recomputed from the model
+    y01 = (y == clf.classes_[1]).astype(int)
+    assert ruleset_objective_xy(clf.ruleset_, X.to_numpy(), y01).objective == cert.objective
+    assert clf.complexity_ <= 8
+    text = str(clf)
+    assert any(nm in text for nm in ("smoker", "old", "male", "rich"))
+    assert "bound" in text and "proven optimal" in text
+    clf2 = pickle.loads(pickle.dumps(clf))
+    assert (clf2.predict(X) == pred).all()
+    c = clone(clf)
+    assert not hasattr(c, "ruleset_")
+
+
+def test_cnf_form():
+    X, y = _binary_frame(1)
+    clf = BooleanRuleCGClassifier(complexity_bound=8, max_clause_length=3, form="cnf").fit(X, y)
+    assert clf.ruleset_.form == "cnf" and clf.certificate_.proven_optimal
+    y01 = (y == clf.classes_[1]).astype(int)
+    assert ruleset_objective_xy(clf.ruleset_, X.to_numpy(), y01).objective == clf.certificate_.objective
+
+
+def test_weights_equal_repetitions():
+    rng = np.random.default_rng(4)
+    for _ in range(6):
+        X = rng.integers(0, 2, size=(40, 6))
+        y = ((X[:, 0] & X[:, 1]) | (rng.random(40) < 0.3)).astype(int)
+        w = rng.integers(0, 4, size=40)
+        if len(set(y[w > 0])) < 2:
+            continue
+        a = BooleanRuleCGClassifier(complexity_bound=8, max_clause_length=3).fit(X, y, sample_weight=w)
+        b = BooleanRuleCGClassifier(complexity_bound=8, max_clause_length=3).fit(
+            np.repeat(X, w, axis=0), np.repeat(y, w))
+        assert a.certificate_.objective == b.certificate_.objective
+        assert a.certificate_.proven_optimal and b.certificate_.proven_optimal
+
+
+def test_pipeline_on_raw_features():
+    rng = np.random.default_rng(3)
+    X = pd.DataFrame({"age": rng.integers(18, 80, 300), "city": rng.choice(["a", "b", "c"], 300)})
+    y = ((X["age"] > 50) & (X["city"] != "a")).astype(int).to_numpy()
+    pipe = make_pipeline(FeatureBinarizer(n_thresholds=9), BooleanRuleCGClassifier(complexity_bound=6))
+    pipe.fit(X, y)
+    assert (pipe.predict(X) == y).mean() >= 0.95
+    clf = pipe[-1]
+    assert "age" in clf.ruleset_.to_text() and "city" in clf.ruleset_.to_text()
+
+
+def test_binarizer_parameter_on_raw_features():
+    rng = np.random.default_rng(5)
+    X = pd.DataFrame({"x": rng.normal(size=200), "z": rng.normal(size=200)})
+    y = ((X["x"] > 0.3) | (X["z"] < -1)).astype(int)
+    clf = BooleanRuleCGClassifier(complexity_bound=6, binarizer=FeatureBinarizer()).fit(X, y)
+    assert (clf.predict(X) == y).mean() >= 0.9
+    assert "x" in clf.ruleset_.to_text()
+
+
+def test_bad_input():
+    X, y = _binary_frame()
+    with pytest.raises(ValueError, match="binary"):
+        BooleanRuleCGClassifier().fit(X * 3, y)
+    Xn = X.astype(float)
+    Xn.iloc[2, 0] = np.nan
+    with pytest.raises(ValueError, match="NaN"):
+        BooleanRuleCGClassifier().fit(Xn, y)
+    with pytest.raises(ValueError, match="one class"):
+        BooleanRuleCGClassifier().fit(X, np.full(len(y), "sick"))
+    with pytest.raises(ValueError, match="complexity_bound"):
+        BooleanRuleCGClassifier(complexity_bound=1).fit(X, y)
+    with pytest.raises(ValueError, match="max_clause_length"):
+        BooleanRuleCGClassifier(max_clause_length=0).fit(X, y)
+    with pytest.raises(ValueError, match="penalized form"):
+        BooleanRuleCGClassifier(complexity_bound=None).fit(X, y)
+
+
+def test_time_limit_bounds_the_fit_and_is_honest():
+    from rulecert.datasets import load_tictactoe
+    X, y = load_tictactoe()
+    clf = BooleanRuleCGClassifier(complexity_bound=32, max_iter=1, close_gap=False,
+                                  binarizer=FeatureBinarizer())
+    clf.fit(X, y)
+    cert = clf.certificate_
+    assert cert.lower_bound <= cert.objective
+    if not cert.proven_optimal:
+        assert cert.termination.value in ("iteration_limit", "time_limit")
+
+
+def test_cli_subcommand(tmp_path, capsys):
+    from rulecert.cli import brcg
+    X, y = _binary_frame(2)
+    df = X.copy()
+    df["target"] = (y == "sick").astype(int)
+    path = tmp_path / "d.csv"
+    df.to_csv(path, index=False)
+    parser = argparse.ArgumentParser()
+    sub = parser.add_subparsers(dest="command")
+    brcg.add_parser(sub)
+    args = parser.parse_args(["brcg", "--data", str(path), "--C", "8", "--D", "3", "--json"])
+    assert args.func(args) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["certificate"]["proven_optimal"] and out["ruleset"]["type"] == "RuleSet"
+    args = parser.parse_args(["brcg", "--data", str(path), "--C", "8"])
+    assert args.func(args) == 0
+    text = capsys.readouterr().out
+    assert "predict 1 if" in text and "smoker" in text and "time per phase" in text
+
+
+@pytest.mark.slow
+def test_tic_tac_toe_estimator_with_binarizer():
+    from rulecert.datasets import load_tictactoe
+    X, y = load_tictactoe()
+    clf = BooleanRuleCGClassifier(complexity_bound=32, binarizer=FeatureBinarizer(), time_limit=300)
+    clf.fit(X, y)
+    assert (clf.predict(X) == y).all() and clf.complexity_ == 32
+    assert clf.certificate_.proven_optimal
