@@ -8,7 +8,6 @@ import pandas as pd
 import pytest
 from sklearn.base import clone
 from sklearn.pipeline import make_pipeline
-from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from rulecert.estimators.brcg import BooleanRuleCGClassifier
 from rulecert.mining import FeatureBinarizer
@@ -20,17 +19,6 @@ def _small(**kw):
                 pricing_deterministic_time=1.0, close_gap=False, random_state=0)
     base.update(kw)
     return BooleanRuleCGClassifier(**base)
-
-
-@parametrize_with_checks(
-    [_small(binarizer=FeatureBinarizer(n_thresholds=4))],
-    expected_failed_checks=lambda est: {
-        "check_sample_weight_equivalence_on_dense_data":
-            "FeatureBinarizer's quantile thresholds ignore sample weights, so repeated rows "
-            "change the binary features; on binary data weights equal repetitions "
-            "(test_weights_equal_repetitions)"})
-def test_sklearn_compatible(estimator, check):
-    check(estimator)
 
 
 def _binary_frame(seed=0, n=150):

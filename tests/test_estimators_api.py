@@ -12,8 +12,8 @@ from sklearn.base import clone
 from sklearn.pipeline import make_pipeline
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from rulecert.estimators import (CorelsClassifier, FallingRuleListClassifier, RuleListMIPClassifier,
-                                 SoftFallingRuleListClassifier)
+from rulecert.estimators import (BooleanRuleCGClassifier, CorelsClassifier, FallingRuleListClassifier,
+                                 RuleListMIPClassifier, SoftFallingRuleListClassifier)
 from rulecert.mining import FeatureBinarizer
 
 pytestmark = pytest.mark.filterwarnings("ignore:c=.* is below 1/n:UserWarning")
@@ -33,11 +33,16 @@ def registry():
                                   binarizer=FeatureBinarizer(n_thresholds=4)),
         SoftFallingRuleListClassifier(w=1.0, C=0.01, C1=0.5, iterations=50, time_limit=2,
                                       node_limit=500, binarizer=FeatureBinarizer(n_thresholds=4)),
+        BooleanRuleCGClassifier(complexity_bound=10, max_clause_length=2, max_iter=5,
+                                bnb_node_limit=20000, pricing_deterministic_time=1.0,
+                                close_gap=False, random_state=0,
+                                binarizer=FeatureBinarizer(n_thresholds=4)),
     ]
 
 
 EXPECTED_FAILURES = {
     "RuleListMIPClassifier": {"check_sample_weight_equivalence_on_dense_data": _WEIGHTS_COUNT_ROWS},
+    "BooleanRuleCGClassifier": {"check_sample_weight_equivalence_on_dense_data": _WEIGHTS_COUNT_ROWS},
 }
 
 
