@@ -40,6 +40,24 @@ def _positive_labels(col) -> np.ndarray:
     return (col == sorted(vals, key=str)[1]).to_numpy().astype(np.int8)
 
 
+def read_csv_table(path: str, args):
+    """(frame, feature columns, 0/1 labels, target name) of a CSV, with --target / --positive."""
+    import pandas as pd
+    df = pd.read_csv(path)
+    target = args.target if args.target is not None else df.columns[-1]
+    if target not in df.columns:
+        raise ValueError(f"--target {target!r} is not a column of {path}; columns: {list(df.columns)}")
+    col = df[target]
+    y = ((col.astype(str) == str(args.positive)).to_numpy().astype(np.int8)
+         if args.positive is not None else _positive_labels(col))
+    return df, df.drop(columns=[target]), y, target
+
+
+def is_binary_frame(X) -> bool:
+    """True when every column holds only 0/1 and no missing value."""
+    return all(not X[c].isna().any() and X[c].isin([0, 1]).all() for c in X.columns)
+
+
 def load_problem(args):
     """(RuleProblem, description) from --data and the mining options."""
     path = os.path.expanduser(args.data)
@@ -50,17 +68,9 @@ def load_problem(args):
     if not Path(path).exists():
         raise FileNotFoundError(f"--data {path}: neither a CSV file nor a CORELS file stem "
                                 "(PATH.out and PATH.label)")
-    import pandas as pd
     from ..mining.antecedents import mine_antecedents
-    df = pd.read_csv(path)
-    target = args.target if args.target is not None else df.columns[-1]
-    if target not in df.columns:
-        raise ValueError(f"--target {target!r} is not a column of {path}; columns: {list(df.columns)}")
-    col = df[target]
-    y = ((col.astype(str) == str(args.positive)).to_numpy().astype(np.int8)
-         if args.positive is not None else _positive_labels(col))
-    X = df.drop(columns=[target])
-    binary = all(X[c].dropna().isin([0, 1]).all() and not X[c].isna().any() for c in X.columns)
+    df, X, y, target = read_csv_table(path, args)
+    binary = is_binary_frame(X)
     if not binary:
         from ..mining import FeatureBinarizer
         print(f"rulecert: {path} has non-binary columns; binarizing them with FeatureBinarizer",

@@ -42,23 +42,15 @@ def add_parser(sub) -> None:
 def load_binary_problem(args):
     """(RuleProblem over binary features, description) from a CSV file."""
     import numpy as np
-    import pandas as pd
 
     from ..problem import RuleProblem
-    from ._data import _positive_labels
+    from ._data import is_binary_frame, read_csv_table
 
     path = os.path.expanduser(args.data)
     if not Path(path).exists():
         raise FileNotFoundError(f"--data {path}: no such file")
-    df = pd.read_csv(path)
-    target = args.target if args.target is not None else df.columns[-1]
-    if target not in df.columns:
-        raise ValueError(f"--target {target!r} is not a column of {path}; columns: {list(df.columns)}")
-    col = df[target]
-    y = ((col.astype(str) == str(args.positive)).to_numpy().astype(np.int8)
-         if args.positive is not None else _positive_labels(col))
-    X = df.drop(columns=[target])
-    binary = all(not X[c].isna().any() and X[c].isin([0, 1]).all() for c in X.columns)
+    df, X, y, target = read_csv_table(path, args)
+    binary = is_binary_frame(X)
     if binary:
         names = [str(c) for c in X.columns]
         Xb = X.to_numpy().astype(bool)
