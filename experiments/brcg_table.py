@@ -66,7 +66,20 @@ def make_classifier(C, categorical, args, seed):
     return BooleanRuleCGClassifier(
         complexity_bound=C, max_clause_length=args.max_clause_length,
         time_limit=args.time_limit, pricing_time_limit=args.pricing_time_limit,
-        close_gap=True, random_state=seed, binarizer=make_binarizer(categorical))
+        close_gap=True, warm_start=not args.no_warm_start, random_state=seed,
+        binarizer=make_binarizer(categorical))
+
+
+def fit_path(grid, categorical, args, seed, X, y, tr, te):
+    """Fit every C of the grid (ascending) on one training set; with warm starts each fit
+    starts from all the clauses generated for the smaller C (the paper's second pass reused
+    the clauses of every C).  Returns {C: fit_eval result}."""
+    clf = make_classifier(min(grid), categorical, args, seed)
+    out = {}
+    for C in sorted(grid):
+        clf.set_params(complexity_bound=C)
+        out[C] = fit_eval(clf, X, y, tr, te)
+    return out
 
 
 def fit_eval(clf, X, y, tr, te):
@@ -93,24 +106,19 @@ def run_dataset(name, args, log):
     for f, (tr, te) in enumerate(outer.split(X, y)):
         # inner CV over the grid
         inner = StratifiedKFold(args.inner_folds, shuffle=True, random_state=args.seed + 1 + f)
-        inner_accs = {}
-        for C in args.grid:
-            accs = []
-            for itr, iva in inner.split(X.iloc[tr], y[tr]):
-                clf = make_classifier(C, categorical, args, args.seed + f)
-                r = fit_eval(clf, X.iloc[tr], y[tr], itr, iva)
-                accs.append(r["acc"])
-            inner_accs[C] = accs
+        inner_accs = {C: [] for C in args.grid}
+        for itr, iva in inner.split(X.iloc[tr], y[tr]):
+            path = fit_path(args.grid, categorical, args, args.seed + f, X.iloc[tr], y[tr],
+                            itr, iva)
+            for C in args.grid:
+                inner_accs[C].append(path[C]["acc"])
         scores = {C: float(np.mean(a)) for C, a in inner_accs.items()}
         best_C = max(args.grid, key=lambda C: (scores[C], -C))
         # one-standard-error rule: the smallest C within one s.e. of the best inner accuracy
         se_best = float(np.std(inner_accs[best_C], ddof=1) / math.sqrt(len(inner_accs[best_C])))
         se_C = min(C for C in args.grid if scores[C] >= scores[best_C] - se_best)
         # every C on the outer split (trade-off curve); the chosen one is the fold's result
-        per_C = {}
-        for C in args.grid:
-            clf = make_classifier(C, categorical, args, args.seed + f)
-            per_C[C] = fit_eval(clf, X, y, tr, te)
+        per_C = fit_path(args.grid, categorical, args, args.seed + f, X, y, tr, te)
         res = dict(per_C[best_C], C=best_C, C_1se=se_C, inner=inner_accs, per_C=per_C)
         folds.append(res)
         log(f"  {name} fold {f}: C={best_C} acc={res['acc']:.3f} complexity={res['complexity']} "
@@ -206,10 +214,12 @@ def main(argv=None):
     ap.add_argument("--datasets", nargs="+", default=DATASETS, choices=DATASETS)
     ap.add_argument("--folds", type=int, default=10)
     ap.add_argument("--inner-folds", type=int, default=3)
-    ap.add_argument("--grid", type=int, nargs="+", default=[5, 10, 15, 25])
+    ap.add_argument("--grid", type=int, nargs="+", default=[5, 10, 15, 25, 35])
     ap.add_argument("--max-clause-length", type=int, default=None)
-    ap.add_argument("--time-limit", type=float, default=10.0, help="seconds per fit")
-    ap.add_argument("--pricing-time-limit", type=float, default=3.0)
+    ap.add_argument("--time-limit", type=float, default=5.0, help="seconds per fit")
+    ap.add_argument("--pricing-time-limit", type=float, default=2.0)
+    ap.add_argument("--no-warm-start", action="store_true",
+                    help="fit every C from scratch instead of walking the grid with warm starts")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--certify", action="store_true",
                     help="certified gaps on the full data instead of the CV table")

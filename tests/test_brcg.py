@@ -155,3 +155,32 @@ def test_tic_tac_toe_estimator_with_binarizer():
     clf.fit(X, y)
     assert (clf.predict(X) == y).all() and clf.complexity_ == 32
     assert clf.certificate_.proven_optimal
+
+
+def test_warm_start_path_over_C_matches_brute_force():
+    """Walking a grid of C with warm_start reuses every clause generated so far and still
+    reaches the brute-force optimum at each C (recomputed from the returned model)."""
+    from rulecert.mipmodels.colgen import brute_force_ruleset
+    rng = np.random.default_rng(3)
+    X = rng.random((30, 7)) < 0.5
+    y = ((X[:, 0] & X[:, 1]) | (X[:, 2] & ~X[:, 3])) ^ (rng.random(30) < 0.2)
+    y = y.astype(int)
+    clf = BooleanRuleCGClassifier(complexity_bound=3, max_clause_length=3, warm_start=True,
+                                  pricing_deterministic_time=10.0, random_state=0)
+    pool = set()
+    for C in (3, 5, 8, 11):
+        clf.set_params(complexity_bound=C)
+        clf.fit(X, y)
+        if pool:
+            assert pool <= set(clf.columns_), "warm start dropped earlier columns"
+        pool = set(clf.columns_)
+        _, bf_obj = brute_force_ruleset(X, y, C, 3)
+        obj = ruleset_objective_xy(clf.ruleset_, X, y).objective
+        assert clf.certificate_.proven_optimal and obj == clf.certificate_.objective == bf_obj
+        assert clf.complexity_ <= C
+    # a cold fit ignores the pool; a changed feature set is not warm-started
+    cold = BooleanRuleCGClassifier(complexity_bound=11, max_clause_length=3,
+                                   pricing_deterministic_time=10.0, random_state=0).fit(X, y)
+    assert cold.certificate_.objective == clf.certificate_.objective
+    clf.fit(X[:, :5], y)
+    assert all(max(c) < 5 for c in clf.columns_)

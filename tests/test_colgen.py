@@ -354,3 +354,27 @@ def test_initial_clauses_and_column_cap():
     _check_certificate(cert, rs, p, bf_obj, 8)
     if not cert.proven_optimal:
         assert cert.termination is Termination.ITERATION_LIMIT
+
+
+def test_large_restricted_ip_skips_presolve_and_keeps_its_time_limit(monkeypatch):
+    """HiGHS 1.12's MIP presolve ignores the time limit on large dense masters; past the
+    threshold the restricted IP runs without presolve.  With the threshold forced to 0 the
+    result must be unchanged (same optimum, still certified)."""
+    from rulecert.mipmodels.colgen import master as master_mod
+    X, y = _instance(11)
+    p = RuleProblem.from_matrix(X, y)
+    _, bf_obj = brute_force_ruleset(X, y, 8, 3)
+    seen = []
+    real = master_mod.hx.solve
+
+    def spy(h, **kw):
+        if kw.get("is_mip"):
+            seen.append(h.getOptionValue("presolve")[1])
+        return real(h, **kw)
+
+    monkeypatch.setattr(master_mod.hx, "solve", spy)
+    monkeypatch.setattr(master_mod, "PRESOLVE_MAX_NONZEROS", 0)
+    rs, cert = solve(p, complexity_bound=8, max_clause_length=3)
+    assert seen and set(seen) == {"off"}
+    assert cert.proven_optimal and cert.objective == bf_obj
+    assert ruleset_objective(rs, p).objective == cert.objective

@@ -136,7 +136,9 @@ class ColGenOptions:
     """Share of ``time_limit`` kept for the restricted IP and gap closing."""
     ip_node_limit: int | None = None
     initial_clauses: list | None = None
-    """Clauses (sets of feature indices, in the learned DNF's features) to start from."""
+    """Clauses (sets of feature indices, in the learned DNF's features) to start from, e.g.
+    the ``stats["column_pool"]`` of an earlier solve on the same data (any complexity bound:
+    a clause is a valid column whatever C is).  Clauses longer than D are skipped."""
     workers: int = 1
     seed: int = 0
     tol: float = 1e-7
@@ -575,7 +577,8 @@ def solve(problem, options: ColGenOptions | None = None, **kwargs):
                "restricted_ip_termination": None if ip_res is None else ip_res.termination.value,
                "gap_closing": gap_info, "time": {**times, "column_generation": cg_time},
                "hamming_loss": score.hamming_loss, "complexity": rs.complexity,
-               "training_errors": score.errors})
+               "training_errors": score.errors,
+               "column_pool": [list(c) for c in st.clauses]})
     return rs, cert
 
 

@@ -29,6 +29,9 @@ except Exception:  # pragma: no cover - reported by highs.new_highs
     highspy = None
 
 
+PRESOLVE_MAX_NONZEROS = 50_000
+
+
 class RestrictedMaster:
     """Restricted master problem over the positive groups.
 
@@ -145,6 +148,11 @@ class RestrictedMaster:
                  node_limit: int | None = None):
         self.to_ip()
         ws = None if warm_start is None else self.full_vector(warm_start)
+        # HiGHS 1.12's MIP presolve does not check the time limit on large dense masters
+        # (measured: 17 s against a 4.4 s limit on pima with 6k columns / 268k non-zeros),
+        # so past PRESOLVE_MAX_NONZEROS the restricted IP is solved without presolve.
+        big = self.h.getNumNz() > PRESOLVE_MAX_NONZEROS
+        self.h.setOptionValue("presolve", "off" if big else "choose")
         return hx.solve(self.h, is_mip=True, time_limit=time_limit, node_limit=node_limit,
                         mip_rel_gap=0.0, mip_abs_gap=mip_abs_gap, warm_start=ws,
                         warm_start_objective=warm_start_objective)

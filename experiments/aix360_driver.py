@@ -1,0 +1,52 @@
+"""Run IBM AIX360's BooleanRuleCG on given folds; used by ``bench_brcg.py``.
+
+AIX360's rule-induction extra pins numpy <= 1.24.3, pandas < 2 and scikit-learn < 1.2, so it
+cannot live in rulecert's environment; it runs in its own virtualenv, for example
+
+    python3 -m venv /tmp/aix360-venv && /tmp/aix360-venv/bin/pip install "aix360[rbm]==0.3.0" ecos
+
+and ``bench_brcg.py --aix360-python /tmp/aix360-venv/bin/python`` calls this script with that
+interpreter.  Input: a directory with ``X.csv`` (raw features), ``y.npy`` (0/1) and
+``job.json`` ({"folds": [[train indices], ...], "test": [[test indices], ...],
+"categorical": [...], "lambda0": ..., "lambda1": ...}).  Output: one JSON line per fold on
+stdout with accuracy, complexity (clauses + literals) and the fit time.  Binarization is
+AIX360's own FeatureBinarizer (9 quantile thresholds, negations), fitted on each training set,
+and is not counted in the fit time.
+"""
+import json
+import sys
+import time
+import warnings
+
+import numpy as np
+import pandas as pd
+
+
+def main(path):
+    warnings.filterwarnings("ignore")
+    from aix360.algorithms.rbm import BooleanRuleCG, FeatureBinarizer
+
+    job = json.load(open(f"{path}/job.json"))
+    X = pd.read_csv(f"{path}/X.csv")
+    y = np.load(f"{path}/y.npy").astype(int)
+    cat = [c for c in job.get("categorical") or [] if c in X.columns]
+    for c in cat:
+        X[c] = X[c].astype(str)
+    for f, (tr, te) in enumerate(zip(job["folds"], job["test"])):
+        fb = FeatureBinarizer(colCateg=cat, numThresh=9, negations=True)
+        Xtr = fb.fit_transform(X.iloc[tr])
+        Xte = fb.transform(X.iloc[te])
+        clf = BooleanRuleCG(lambda0=job.get("lambda0", 0.001), lambda1=job.get("lambda1", 0.001),
+                            silent=True)
+        t0 = time.perf_counter()
+        clf.fit(Xtr, y[tr])
+        fit_time = time.perf_counter() - t0
+        acc = float((np.asarray(clf.predict(Xte)).ravel() == y[te]).mean())
+        z = clf.z.loc[:, np.asarray(clf.w) > 0.5]
+        complexity = int(z.shape[1] + z.values.sum())
+        print(json.dumps({"fold": f, "acc": acc, "complexity": complexity, "time": fit_time,
+                          "clauses": int(z.shape[1])}), flush=True)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1])
