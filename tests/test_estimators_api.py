@@ -18,8 +18,8 @@ from rulecert.mining import FeatureBinarizer
 
 pytestmark = pytest.mark.filterwarnings("ignore:c=.* is below 1/n:UserWarning")
 
-_WEIGHTS_COUNT_ROWS = ("FeatureBinarizer thresholds and the mining support filter count rows, not "
-                       "weights, so repeated rows and integer weights give different antecedents")
+_WEIGHTS_COUNT_ROWS = ("the antecedent miner's support filter counts rows, not weights, so repeated "
+                       "rows and integer weights give different antecedents")
 
 
 def registry():
@@ -42,7 +42,6 @@ def registry():
 
 EXPECTED_FAILURES = {
     "RuleListMIPClassifier": {"check_sample_weight_equivalence_on_dense_data": _WEIGHTS_COUNT_ROWS},
-    "BooleanRuleCGClassifier": {"check_sample_weight_equivalence_on_dense_data": _WEIGHTS_COUNT_ROWS},
 }
 
 

@@ -376,3 +376,29 @@ def test_fpgrowth_methods_agree_on_bank_sample():
     b = mine_fpgrowth(A, y, max_predicates=2, min_support=0.1, method="fptree")
     assert a.names == b.names and len(a) > 50
     np.testing.assert_array_equal(a.captures, b.captures)
+
+
+def test_binarizer_sample_weight_equals_repeated_rows():
+    """Weighted fit = fit on the data with each row repeated weight times (zero-weight rows
+    ignored), including pandas' linear-interpolation quantiles."""
+    import pandas as pd
+    from rulecert.mining import FeatureBinarizer
+    from rulecert.mining.binarize import _weighted_linear_quantile
+    rng = np.random.default_rng(0)
+    q = np.linspace(0.1, 0.9, 9)
+    for _ in range(100):
+        n = int(rng.integers(2, 40))
+        v = rng.integers(0, 15, n).astype(float)
+        w = rng.integers(1, 4, n).astype(float)
+        np.testing.assert_allclose(_weighted_linear_quantile(v, w, q),
+                                   pd.Series(np.repeat(v, w.astype(int))).quantile(q).to_numpy())
+    X = pd.DataFrame({"a": rng.normal(size=60), "b": rng.integers(0, 30, 60),
+                      "c": rng.choice(list("xyz"), 60)})
+    w = rng.integers(0, 3, 60)
+    X.loc[w == 0, "c"] = "only-in-zero-weight-rows"
+    f1 = FeatureBinarizer().fit(X, sample_weight=w)
+    f2 = FeatureBinarizer().fit(X.loc[X.index.repeat(w)])
+    assert list(f1.get_feature_names_out()) == list(f2.get_feature_names_out())
+    assert not any("only-in-zero" in nm for nm in f1.get_feature_names_out())
+    with pytest.raises(ValueError, match="non-zero|zero everywhere"):
+        FeatureBinarizer().fit(X, sample_weight=np.zeros(60))

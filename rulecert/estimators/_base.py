@@ -12,7 +12,8 @@ from __future__ import annotations
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.utils.multiclass import check_classification_targets, type_of_target
-from sklearn.utils.validation import _check_sample_weight, check_is_fitted, column_or_1d, validate_data
+from sklearn.utils.validation import (_check_sample_weight, check_is_fitted, column_or_1d,
+                                      has_fit_parameter, validate_data)
 
 from ..problem import check_binary_matrix
 
@@ -31,8 +32,9 @@ class BinaryRuleClassifier(ClassifierMixin, BaseEstimator):
         return b is not None and getattr(b, "missing", "error") != "error"
 
     # ---- X ------------------------------------------------------------------------------
-    def _binary_features(self, X, reset: bool):
-        """Validate X and return (bool matrix n x d, names of its binary columns)."""
+    def _binary_features(self, X, reset: bool, sample_weight=None):
+        """Validate X and return (bool matrix n x d, names of its binary columns).  On fit,
+        ``sample_weight`` reaches the binarizer when its ``fit`` accepts it."""
         binarizer = getattr(self, "binarizer", None)
         if binarizer is None:
             Xv = validate_data(self, X, reset=reset, dtype=None, ensure_all_finite=True)
@@ -58,7 +60,11 @@ class BinaryRuleClassifier(ClassifierMixin, BaseEstimator):
                 Xv = validate_data(self, X, reset=reset, dtype=None, ensure_all_finite="allow-nan")
         if reset:
             self.binarizer_ = clone(binarizer)
-            Xt = self.binarizer_.fit_transform(Xv)
+            if sample_weight is not None and has_fit_parameter(self.binarizer_, "sample_weight"):
+                sw = _check_sample_weight(sample_weight, Xv)
+                Xt = self.binarizer_.fit(Xv, sample_weight=sw).transform(Xv)
+            else:
+                Xt = self.binarizer_.fit_transform(Xv)
             self.binary_feature_names_ = list(map(str, self.binarizer_.get_feature_names_out()))
         else:
             Xt = self.binarizer_.transform(Xv)
@@ -83,7 +89,7 @@ class BinaryRuleClassifier(ClassifierMixin, BaseEstimator):
 
     def _prepare_fit(self, X, y, sample_weight=None):
         """Validated (binary X, 0/1 y, sample_weight or None, binary feature names)."""
-        Xb, names = self._binary_features(X, reset=True)
+        Xb, names = self._binary_features(X, reset=True, sample_weight=sample_weight)
         y01 = self._encode_labels(y)
         if y01.shape[0] != Xb.shape[0]:
             raise ValueError(f"X has {Xb.shape[0]} samples but y has {y01.shape[0]}")

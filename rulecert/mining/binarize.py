@@ -51,7 +51,7 @@ import numpy as np
 import pandas as pd
 from sklearn.base import BaseEstimator, TransformerMixin, _fit_context
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.validation import check_array, check_is_fitted, validate_data
+from sklearn.utils.validation import _check_sample_weight, check_array, check_is_fitted, validate_data
 
 __all__ = ["FeatureBinarizer"]
 
@@ -95,6 +95,22 @@ def _as_frame(X) -> pd.DataFrame:
     X = check_array(X, dtype=None, ensure_all_finite=False, ensure_2d=True,
                     ensure_min_samples=1, ensure_min_features=1)
     return pd.DataFrame(X, columns=[f"x{j}" for j in range(X.shape[1])])
+
+
+def _weighted_linear_quantile(values: np.ndarray, weights: np.ndarray, q: np.ndarray) -> np.ndarray:
+    """pandas' linear-interpolation quantiles of the data in which each value is repeated
+    ``weight`` times (exact for integer weights): position ``h = (N - 1) q`` with
+    ``N = sum(weights)``, the element at a position read off the cumulative weights."""
+    order = np.argsort(values, kind="stable")
+    v, w = values[order], weights[order]
+    cw = np.cumsum(w)
+    h = (cw[-1] - 1.0) * np.asarray(q, dtype=float)
+    lo = np.floor(h)
+
+    def at(pos):
+        return v[np.minimum(np.searchsorted(cw, pos, side="right"), len(v) - 1)]
+
+    return at(lo) + (h - lo) * (at(lo + 1) - at(lo))
 
 
 class FeatureBinarizer(TransformerMixin, BaseEstimator):
@@ -162,13 +178,26 @@ class FeatureBinarizer(TransformerMixin, BaseEstimator):
 
     # ------------------------------------------------------------------------------------
     @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y=None):
-        """Learn the literals (thresholds, categories, missing indicators) from ``X``."""
+    def fit(self, X, y=None, sample_weight=None):
+        """Learn the literals (thresholds, categories, missing indicators) from ``X``.
+
+        With ``sample_weight``, rows of weight 0 are ignored and a row of integer weight k
+        counts as k repeated rows (the quantiles are those of the repeated data; real weights
+        extend this through the cumulative weights)."""
         df = _as_frame(X)
         validate_data(self, X, reset=True, skip_check_array=True)
         if df.shape[0] < 1:
             raise ValueError(f"Found array with 0 sample(s) (shape={df.shape}) while a "
                              "minimum of 1 is required by FeatureBinarizer.")
+        if sample_weight is not None:
+            sw = _check_sample_weight(sample_weight, np.empty((df.shape[0], 0)))
+            if not (sw > 0).any():
+                raise ValueError("sample_weight is zero everywhere: nothing to binarize")
+            if not (sw > 0).all():
+                df = df[sw > 0]
+                sw = sw[sw > 0]
+        else:
+            sw = None
         columns = [str(c) for c in df.columns]
         if len(set(columns)) != len(columns):
             dup = sorted({c for c in columns if columns.count(c) > 1})
@@ -197,6 +226,7 @@ class FeatureBinarizer(TransformerMixin, BaseEstimator):
             s = df[col]
             miss = s.isna()
             observed = s[~miss]
+            w_obs = None if sw is None else sw[~miss.to_numpy()]
             values = _sorted_values(pd.unique(observed))
             if len(values) == 0:
                 raise ValueError(f"column {c!r} has no observed (non-missing) values")
@@ -223,7 +253,8 @@ class FeatureBinarizer(TransformerMixin, BaseEstimator):
                 if len(values) <= self.n_thresholds + 1:
                     th = np.asarray(values, dtype=float)[:-1]
                 else:
-                    th = pd.Series(vals).quantile(q).to_numpy(dtype=float)
+                    th = (pd.Series(vals).quantile(q).to_numpy(dtype=float) if w_obs is None
+                          else _weighted_linear_quantile(vals, w_obs, q))
                     # drop interpolation noise (58.50000000000001 -> 58.5), keep distinct ones
                     th = np.unique(np.array([float(f"{t:.12g}") for t in th]))
                 thresholds[c] = th
