@@ -378,3 +378,24 @@ def test_large_restricted_ip_skips_presolve_and_keeps_its_time_limit(monkeypatch
     assert seen and set(seen) == {"off"}
     assert cert.proven_optimal and cert.objective == bf_obj
     assert ruleset_objective(rs, p).objective == cert.objective
+
+
+def test_initial_solution_is_the_restricted_ip_incumbent():
+    """A rule set passed as initial_solution is a valid incumbent whenever it fits C: under a
+    deterministic limit that leaves the column generation unfinished, the result is never
+    worse than it, and a solution that does not fit C is ignored."""
+    X, y = _instance(1, n=300, d=14, noise=0.3)
+    p = RuleProblem.from_matrix(X, y)
+    first, c1 = solve(p, complexity_bound=6, max_clause_length=3, pricing_deterministic_time=5.0)
+    sol = [list(c) for c in c1.stats["solution_clauses"]]
+    assert sol and ruleset_objective(first, p).objective == c1.objective
+    rs, cert = solve(p, complexity_bound=12, max_clause_length=3, max_iter=1, close_gap=False,
+                     initial_solution=sol, pricing="heuristic", heuristic_max_generated=1,
+                     ip_node_limit=1)
+    assert cert.objective <= c1.objective
+    assert cert.warm_start_objective <= c1.objective   # the IP started from it (or better)
+    assert ruleset_objective(rs, p).objective == cert.objective and rs.complexity <= 12
+    rs, cert = solve(p, complexity_bound=3, max_clause_length=3, max_iter=1, close_gap=False,
+                     initial_solution=sol)
+    assert rs.complexity <= 3 and ruleset_objective(rs, p).objective == cert.objective
+    assert cert.stats["restricted_ip_start"] == "greedy"      # the solution does not fit C=3

@@ -135,6 +135,10 @@ class ColGenOptions:
     ip_time_fraction: float = 0.25
     """Share of ``time_limit`` kept for the restricted IP and gap closing."""
     ip_node_limit: int | None = None
+    initial_solution: list | None = None
+    """A rule set (clauses as sets of feature indices) to start the restricted IP from when
+    it fits the complexity bound and beats the greedy start, e.g. the solution for a smaller
+    C; its clauses are added to the columns."""
     initial_clauses: list | None = None
     """Clauses (sets of feature indices, in the learned DNF's features) to start from, e.g.
     the ``stats["column_pool"]`` of an earlier solve on the same data (any complexity bound:
@@ -229,6 +233,7 @@ class _State:
         self.integral = bool(np.all(coeffs == np.round(coeffs)))
         self.gran = 1.0 if self.integral else 0.0
         self.keys: dict[bytes, int] = {}   # coverage pattern -> length of the column holding it
+        self.index: dict[bytes, int] = {}  # coverage pattern -> its shortest column
         self.clauses: list[tuple[int, ...]] = []
 
     def n_max(self, ub: float) -> float:
@@ -293,6 +298,7 @@ def solve(problem, options: ColGenOptions | None = None, **kwargs):
             if key in st.keys and st.keys[key] <= len(cl):
                 continue
             st.keys[key] = len(cl)
+            st.index[key] = len(st.clauses)
             st.clauses.append(tuple(cl))
             covers.append(rows)
             costs.append(cost)
@@ -300,9 +306,12 @@ def solve(problem, options: ColGenOptions | None = None, **kwargs):
         master.add_columns(covers, costs, cpx)
         return len(covers)
 
-    if o.initial_clauses:
+    def clean(cl):
+        return tuple(sorted({int(j) for j in cl}))
+
+    if o.initial_clauses or o.initial_solution:
         init = []
-        for cl in o.initial_clauses:
+        for cl in list(o.initial_clauses or []) + list(o.initial_solution or []):
             cl = tuple(sorted({int(j) for j in cl}))
             if not cl or max(cl) >= st.d or min(cl) < 0:
                 raise ValueError(f"initial clause {cl!r} is not a non-empty set of feature "
@@ -320,7 +329,7 @@ def solve(problem, options: ColGenOptions | None = None, **kwargs):
         lp_res, mu, lam = master.solve_lp(left(cg_end) if cg_end is not None else math.inf)
         times["lp"] += time.perf_counter() - ta
         if mu is None:
-            stop = "lp_failed"
+            stop = "time_limit" if lp_res.termination is Termination.TIME_LIMIT else "lp_failed"
             stop_term = (lp_res.termination if lp_res.termination is not Termination.OPTIMAL
                          else Termination.ERROR)
             stop_msg = f"restricted master LP: {lp_res.message}"
@@ -472,6 +481,19 @@ def solve(problem, options: ColGenOptions | None = None, **kwargs):
         if res_lp.x is not None:
             w_lp = master.clause_values(res_lp.x)
     selected, ws_obj = _greedy_selection(master, st, w_lp)
+    ip_start = "greedy"
+    if o.initial_solution:
+        sel0 = np.zeros(master.n_columns, dtype=bool)
+        for cl in map(clean, o.initial_solution):
+            k = st.index.get(st.coverage(cl).tobytes()) if len(cl) <= st.D else None
+            if k is None:
+                break
+            sel0[k] = True
+        else:
+            cpx0 = float(np.asarray(master.complexities, dtype=float)[sel0].sum())
+            obj0 = master.selection_objective(sel0)
+            if (st.C is None or cpx0 <= st.C + 1e-9) and obj0 < ws_obj:
+                selected, ws_obj, ip_start = sel0, obj0, "initial_solution"
     ip_res = None
     ip_bound = -math.inf
     if master.n_columns:
@@ -573,12 +595,13 @@ def solve(problem, options: ColGenOptions | None = None, **kwargs):
                "lp_converged": stop == "converged", "lp_bound_attained": stop in ("converged", "lp_bound_attained"), "pricing_calls": calls, "pricing_log": pricing_log,
                "sampled_pricing": sampled_any, "max_clause_length": st.D,
                "complexity_bound": st.C, "form": o.form, "integral_objective": st.integral,
-               "restricted_ip_objective": ip_obj, "restricted_ip_bound": ip_bound,
+               "restricted_ip_objective": ip_obj, "restricted_ip_start": ip_start, "restricted_ip_bound": ip_bound,
                "restricted_ip_termination": None if ip_res is None else ip_res.termination.value,
                "gap_closing": gap_info, "time": {**times, "column_generation": cg_time},
                "hamming_loss": score.hamming_loss, "complexity": rs.complexity,
                "training_errors": score.errors,
-               "column_pool": [list(c) for c in st.clauses]})
+               "column_pool": [list(c) for c in st.clauses],
+               "solution_clauses": [list(c) for c in clauses]})
     return rs, cert
 
 
