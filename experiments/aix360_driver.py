@@ -42,10 +42,11 @@ def main(path):
         clf.fit(Xtr, y[tr])
         fit_time = time.perf_counter() - t0
         acc = float((np.asarray(clf.predict(Xte)).ravel() == y[te]).mean())
+        train_acc = float((np.asarray(clf.predict(Xtr)).ravel() == y[tr]).mean())
         z = clf.z.loc[:, np.asarray(clf.w) > 0.5]
         complexity = int(z.shape[1] + z.values.sum())
         print(json.dumps({"fold": f, "acc": acc, "complexity": complexity, "time": fit_time,
-                          "clauses": int(z.shape[1])}), flush=True)
+                          "clauses": int(z.shape[1]), "train_acc": train_acc}), flush=True)
 
 
 if __name__ == "__main__":

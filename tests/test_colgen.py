@@ -399,3 +399,19 @@ def test_initial_solution_is_the_restricted_ip_incumbent():
                      initial_solution=sol)
     assert rs.complexity <= 3 and ruleset_objective(rs, p).objective == cert.objective
     assert cert.stats["restricted_ip_start"] == "greedy"      # the solution does not fit C=3
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_cpsat_pricing_stopped_before_any_bound_proves_nothing(seed):
+    """Regression: CP-SAT pricing stopped at once (UNKNOWN) once returned bound 0, so the
+    loop declared the LP optimal with no column and certified the empty rule set.  Now the
+    pricing bound is -inf, the heuristic takes over, and every certificate stays valid."""
+    X, y = _instance(seed + 40, n=30, d=8)
+    p = RuleProblem.from_matrix(X, y)
+    r = cpsat_pricing(PricingInstance(X, np.where(y == 1, -1.0, 1.0), 0.0, 0.0, 3,
+                                      np.arange(8), exact=True), deterministic_time=1e-9)
+    assert not r.complete and r.bound == -math.inf
+    rs, cert = solve(p, complexity_bound=8, max_clause_length=3, pricing="exact",
+                     pricing_deterministic_time=1e-9, close_gap=False)
+    _, bf_obj = brute_force_ruleset(X, y, 8, 3)
+    _check_certificate(cert, rs, p, bf_obj, 8)

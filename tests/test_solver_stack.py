@@ -50,3 +50,20 @@ def test_all_three_solvers_in_one_process():
     p += pulp.lpSum(w[i] * ys[i] for i in range(3)) <= cap
     p.solve(pulp.HiGHS(msg=False))
     assert math.isclose(pulp.value(p.objective), best)
+
+
+def test_cpsat_unknown_status_gives_no_bound():
+    """CP-SAT stopped before proving anything (status UNKNOWN) reports best_objective_bound
+    = 0, which here would exceed the true minimum -5: the wrapper must report -inf."""
+    from rulecert.certificate import SolutionStatus
+    from rulecert.mipmodels import cpsat as cx
+    m = cx.new_model()
+    x = m.NewIntVar(-5, 5, "x")
+    ys = [m.NewBoolVar(f"y{i}") for i in range(200)]
+    m.Add(sum(ys) == x + 100)
+    m.Minimize(x)
+    res = cx.solve(m, [x], deterministic_time=1e-9)
+    assert res.status is SolutionStatus.NONE
+    assert res.bound == -math.inf
+    full = cx.solve(m, [x])
+    assert full.objective == -5 and full.bound == -5

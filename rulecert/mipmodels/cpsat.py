@@ -79,8 +79,13 @@ def solve(model: "cp_model.CpModel", variables, *, time_limit: float | None = No
         term, status = Termination.ERROR, SolutionStatus.NONE
     has = status is not SolutionStatus.NONE
     obj = solver.ObjectiveValue() / objective_scale if has else None
-    bound = solver.BestObjectiveBound() / objective_scale if st != cp_model.INFEASIBLE else math.inf
-    if not has and st != cp_model.INFEASIBLE and not math.isfinite(bound):
+    if st == cp_model.INFEASIBLE:
+        bound = math.inf
+    elif st in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+        bound = solver.BestObjectiveBound() / objective_scale
+    else:
+        # UNKNOWN: CP-SAT reports best_objective_bound = 0 when it stopped before proving
+        # anything (seen with a time limit hit in presolve), which is no bound at all
         bound = -math.inf
     if term is Termination.OPTIMAL and (rel_gap > 0 or abs_gap > 0) and obj is not None and obj - bound > 1e-9:
         term, status = limit_term, SolutionStatus.FEASIBLE
