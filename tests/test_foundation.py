@@ -8,7 +8,7 @@ import pytest
 from rulecert import Antecedent, Certificate, RuleList, RuleProblem, SolutionStatus, Termination, bits
 from rulecert.crosscheck import brute_force_rule_list
 from rulecert.mining import read_corels, read_minor, write_corels
-from rulecert.objectives import prefix_objective, rule_list_objective
+from rulecert.objectives import prefix_objective
 from rulecert.rules import rule_list_from_prefix
 
 

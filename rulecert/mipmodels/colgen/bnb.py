@@ -35,7 +35,6 @@ Coverage sums use per-byte lookup tables (``W x 8 x 256``), so a child costs ``O
 from __future__ import annotations
 
 import dataclasses
-import math
 import time
 
 import numba as nb
