@@ -496,16 +496,21 @@ def solve(problem, options: ColGenOptions | None = None, **kwargs):
                 selected, ws_obj, ip_start = sel0, obj0, "initial_solution"
     ip_res = None
     ip_bound = -math.inf
-    if master.n_columns:
+    def solve_restricted_ip(selected, incumbent_obj):
+        """Restricted IP warm-started from ``selected``; returns the better selection."""
         ta = time.perf_counter()
-        ip_res = master.solve_ip(left(end) if end is not None else math.inf, selected,
-                                 mip_abs_gap=(1.0 - 1e-6) if st.integral else 1e-9,
-                                 warm_start_objective=ws_obj, node_limit=o.ip_node_limit)
+        res = master.solve_ip(left(end) if end is not None else math.inf, selected,
+                              mip_abs_gap=(1.0 - 1e-6) if st.integral else 1e-9,
+                              warm_start_objective=incumbent_obj, node_limit=o.ip_node_limit)
         times["ip"] += time.perf_counter() - ta
-        if ip_res.x is not None:
-            cand = master.clause_values(ip_res.x) > 0.5
-            if master.selection_objective(cand) <= ws_obj + 1e-9:
+        if res.x is not None:
+            cand = master.clause_values(res.x) > 0.5
+            if master.selection_objective(cand) <= incumbent_obj + 1e-9:
                 selected = cand
+        return selected, res
+
+    if master.n_columns:
+        selected, ip_res = solve_restricted_ip(selected, ws_obj)
         ip_bound = ip_res.bound
     ip_obj = master.selection_objective(selected)
 
@@ -529,16 +534,8 @@ def solve(problem, options: ColGenOptions | None = None, **kwargs):
             enum_bound = ip_obj if ip_res is None else ip_res.bound
         elif end is None or time.perf_counter() < end:
             selected = np.concatenate([selected, np.zeros(master.n_columns - len(selected), bool)])
-            ta = time.perf_counter()
-            ip2 = master.solve_ip(left(end) if end is not None else math.inf, selected,
-                                  mip_abs_gap=(1.0 - 1e-6) if st.integral else 1e-9,
-                                  warm_start_objective=ip_obj, node_limit=o.ip_node_limit)
-            times["ip"] += time.perf_counter() - ta
-            if ip2.x is not None:
-                cand = master.clause_values(ip2.x) > 0.5
-                if master.selection_objective(cand) <= ip_obj + 1e-9:
-                    selected = cand
-            ip_res, ip_bound, enum_bound = ip2, ip2.bound, ip2.bound
+            selected, ip_res = solve_restricted_ip(selected, ip_obj)
+            ip_bound = enum_bound = ip_res.bound
             ip_obj = master.selection_objective(selected)
         else:
             selected = np.concatenate([selected, np.zeros(master.n_columns - len(selected), bool)])
