@@ -112,15 +112,20 @@ def _loss(counts, n, w) -> float:
     return sum(min(w * p, q) for p, q in counts) / n
 
 
-def frl_objective(problem, model_or_prefix, w: float, C: float) -> FallingScore:
-    """L(d) of Program 2.9 for a FallingRuleList or an antecedent-index prefix."""
-    w, C, _ = check_falling_params(w, C)
+def _evaluate(problem, model_or_prefix, w):
+    """(prefix, per-rule (pos, neg) counts, weighted loss, proportions) of a compatible list."""
     prefix = _prefix_of(problem, model_or_prefix)
     counts = falling_counts(problem, prefix)
     _check_compatible(counts)
-    n = problem.n_samples
-    loss = _loss(counts, n, w)
+    loss = _loss(counts, problem.n_samples, w)
     props = tuple(p / (p + q) for p, q in counts)
+    return prefix, counts, loss, props
+
+
+def frl_objective(problem, model_or_prefix, w: float, C: float) -> FallingScore:
+    """L(d) of Program 2.9 for a FallingRuleList or an antecedent-index prefix."""
+    w, C, _ = check_falling_params(w, C)
+    prefix, counts, loss, props = _evaluate(problem, model_or_prefix, w)
     K = len(prefix)
     return FallingScore(loss + C * K, loss, 0.0, K, tuple(counts), props, counts_fall(counts))
 
@@ -139,12 +144,7 @@ def softness_penalty(proportions: Sequence[float]) -> float:
 def soft_frl_objective(problem, model_or_prefix, w: float, C: float, C1: float) -> FallingScore:
     """L~(d) of Program 5.1 (on the unmodified proportions) for a list or a prefix."""
     w, C, C1 = check_falling_params(w, C, C1)
-    prefix = _prefix_of(problem, model_or_prefix)
-    counts = falling_counts(problem, prefix)
-    _check_compatible(counts)
-    n = problem.n_samples
-    loss = _loss(counts, n, w)
-    props = tuple(p / (p + q) for p, q in counts)
+    prefix, counts, loss, props = _evaluate(problem, model_or_prefix, w)
     pen = softness_penalty(props)
     K = len(prefix)
     return FallingScore(loss + C * K + C1 * pen, loss, pen, K, tuple(counts), props,

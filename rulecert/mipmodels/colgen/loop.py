@@ -311,8 +311,7 @@ def solve(problem, options: ColGenOptions | None = None, **kwargs):
 
     if o.initial_clauses or o.initial_solution:
         init = []
-        for cl in list(o.initial_clauses or []) + list(o.initial_solution or []):
-            cl = tuple(sorted({int(j) for j in cl}))
+        for cl in map(clean, list(o.initial_clauses or []) + list(o.initial_solution or [])):
             if not cl or max(cl) >= st.d or min(cl) < 0:
                 raise ValueError(f"initial clause {cl!r} is not a non-empty set of feature "
                                  f"indices in [0, {st.d})")
