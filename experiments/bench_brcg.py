@@ -5,7 +5,11 @@ its defaults (lambda0 = lambda1 = 0.001, its FeatureBinarizer with 9 quantile th
 negations), in its own virtualenv through ``aix360_driver.py`` (it pins numpy <= 1.24).  Then
 on every fold rulecert fits with the complexity bound C set to the complexity AIX360 reached
 on that fold (at least 2) and its time limit set to AIX360's fit time on that fold (times
-``--time-factor``): equal complexity, no more time.  Printed per dataset: accuracy (s.e.),
+``--time-factor``): equal complexity, no more time ("fixed").  The second variant ("cv") is
+BooleanRuleCGCV: C chosen by 3-fold inner cross-validation (the paper's protocol) from the
+grid {5, 10, 15, 25, 35} below AIX360's complexity on the fold plus that complexity itself,
+then refitted, all inside the same time limit: complexity no higher, no more time.
+Printed per dataset and variant: accuracy (s.e.),
 complexity and fit seconds per fold of both, the accuracy difference, the time ratio
 ours / AIX360 (from the two times measured here), and the share of our folds proven optimal.
 Our fit time includes our binarization (inside the estimator); AIX360's excludes its own.
@@ -29,7 +33,7 @@ import warnings
 
 import numpy as np
 
-from brcg_table import AIX360, DATASETS, fit_eval, load, make_binarizer, mean_se
+from brcg_table import AIX360, DATASETS, GRID, fit_eval, load, make_binarizer, mean_se
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -59,13 +63,17 @@ def main(argv=None):
                     help="python of a virtualenv with aix360[rbm]==0.3.0 (measured in this run)")
     ap.add_argument("--time-factor", type=float, default=1.0,
                     help="our time limit per fit = factor x AIX360's fit time on the fold")
+    ap.add_argument("--ours", nargs="+", default=["fixed", "cv"], choices=["fixed", "cv"],
+                    help="fixed: C = AIX360's complexity; cv: C <= it chosen by inner CV")
+    ap.add_argument("--inner-folds", type=int, default=3)
     ap.add_argument("--default-time", type=float, default=5.0,
                     help="time limit when AIX360 is not run and the issue gives no time")
+    ap.add_argument("--json", default=None, help="write per-fold results here")
     args = ap.parse_args(argv)
     warnings.filterwarnings("ignore", category=UserWarning)
     from sklearn.model_selection import StratifiedKFold
 
-    from rulecert.estimators.brcg import BooleanRuleCGClassifier
+    from rulecert.estimators.brcg import BooleanRuleCGClassifier, BooleanRuleCGCV
 
     measured = args.aix360_python is not None
     rows = []
@@ -80,35 +88,46 @@ def main(argv=None):
             aix = [{"acc": a_acc / 100, "complexity": round(a_cpx),
                     "time": a_time if a_time is not None else args.default_time}] * len(folds)
         t_aix = time.perf_counter() - t0
-        ours = []
-        for f, (tr, te) in enumerate(folds):
-            C = max(2, int(aix[f]["complexity"]))
-            tl = max(0.5, aix[f]["time"] * args.time_factor)
-            clf = BooleanRuleCGClassifier(complexity_bound=C, time_limit=tl,
-                                          pricing_time_limit=max(0.5, tl / 3),
-                                          random_state=args.seed + f,
-                                          binarizer=make_binarizer(categorical))
-            ours.append(fit_eval(clf, X, y, tr, te))
         a_acc, a_se = mean_se([100 * r["acc"] for r in aix])
-        o_acc, o_se = mean_se([100 * r["acc"] for r in ours])
-        rows.append({
-            "dataset": name, "aix_acc": a_acc, "aix_se": a_se,
-            "aix_cpx": mean_se([r["complexity"] for r in aix])[0],
-            "aix_time": mean_se([r["time"] for r in aix])[0],
-            "acc": o_acc, "se": o_se, "cpx": mean_se([r["complexity"] for r in ours])[0],
-            "time": mean_se([r["time"] for r in ours])[0],
-            "optimal": float(np.mean([r["termination"] == "optimal" for r in ours])),
-            "wins": sum(o["acc"] >= a["acc"] for o, a in zip(ours, aix))})
-        print(f"{name}: AIX360 {t_aix:.0f}s, ours {time.perf_counter() - t0 - t_aix:.0f}s",
-              file=sys.stderr, flush=True)
+        for variant in args.ours:
+            t1 = time.perf_counter()
+            ours = []
+            for f, (tr, te) in enumerate(folds):
+                C = max(2, int(aix[f]["complexity"]))
+                tl = max(0.5, aix[f]["time"] * args.time_factor)
+                common = dict(time_limit=tl, pricing_time_limit=max(0.5, tl / 3),
+                              random_state=args.seed + f, binarizer=make_binarizer(categorical))
+                if variant == "fixed":
+                    clf = BooleanRuleCGClassifier(complexity_bound=C, **common)
+                else:
+                    grid = sorted({c for c in GRID if c < C} | {C})
+                    clf = BooleanRuleCGCV(grid, cv=args.inner_folds, **common)
+                ours.append(fit_eval(clf, X, y, tr, te))
+            o_acc, o_se = mean_se([100 * r["acc"] for r in ours])
+            rows.append({
+                "dataset": name, "variant": variant, "aix_acc": a_acc, "aix_se": a_se,
+                "aix_cpx": mean_se([r["complexity"] for r in aix])[0],
+                "aix_time": mean_se([r["time"] for r in aix])[0],
+                "acc": o_acc, "se": o_se, "cpx": mean_se([r["complexity"] for r in ours])[0],
+                "time": mean_se([r["time"] for r in ours])[0],
+                "optimal": float(np.mean([r["termination"] == "optimal" for r in ours])),
+                "wins": sum(o["acc"] >= a["acc"] for o, a in zip(ours, aix)),
+                "folds": [{"aix": a, "ours": o} for a, o in zip(aix, ours)]})
+            print(f"{name}: ours ({variant}) {time.perf_counter() - t1:.0f}s", file=sys.stderr,
+                  flush=True)
+        print(f"{name}: AIX360 {t_aix:.0f}s", file=sys.stderr, flush=True)
+    if args.json:
+        with open(args.json, "w") as fh:
+            json.dump(rows, fh, indent=1)
     src = "measured in this run" if measured else "figures from the issue (another machine)"
-    print(f"\nAIX360 BooleanRuleCG defaults ({src}) vs rulecert at AIX360's complexity per fold, "
-          f"time limit {args.time_factor:g} x AIX360's fit time per fold")
-    print("| dataset | AIX360 acc % (se) / complexity / fit s | ours acc % (se) / complexity / "
-          "fit s | acc diff | time ratio ours/AIX360 | folds ours >= AIX360 | proven optimal |")
-    print("|---|---|---|---|---|---|---|")
+    print(f"\nAIX360 BooleanRuleCG defaults ({src}) vs rulecert, time limit {args.time_factor:g} x "
+          "AIX360's fit time per fold; fixed = C set to AIX360's complexity on the fold, cv = C <= "
+          "that chosen by inner CV (BooleanRuleCGCV)")
+    print("| dataset | ours | AIX360 acc % (se) / complexity / fit s | ours acc % (se) / complexity / "
+          "fit s | acc diff | time ratio ours/AIX360 | folds ours >= AIX360 | final fit proven optimal |")
+    print("|---|---|---|---|---|---|---|---|")
     for r in rows:
-        print(f"| {r['dataset']} | {r['aix_acc']:.1f} ({r['aix_se']:.1f}) / {r['aix_cpx']:.1f} / "
+        print(f"| {r['dataset']} | {r['variant']} | {r['aix_acc']:.1f} ({r['aix_se']:.1f}) / {r['aix_cpx']:.1f} / "
               f"{r['aix_time']:.2f} | {r['acc']:.1f} ({r['se']:.1f}) / {r['cpx']:.1f} / "
               f"{r['time']:.2f} | {r['acc'] - r['aix_acc']:+.1f} | {r['time'] / r['aix_time']:.2f} "
               f"| {r['wins']}/{args.folds} | {r['optimal']:.0%} |")

@@ -40,6 +40,7 @@ AIX360 = {
     "ionosphere": (90.0, 19.3, 11.1), "liver": (56.2, 26.2, None), "pima": (76.6, 27.0, 17.7),
     "tictactoe": (99.4, 35.9, 5.1), "transfusion": (79.0, 9.9, 3.3), "wdbc": (94.7, 15.1, 9.1),
 }
+GRID = [5, 10, 15, 25, 35]   # the grid of C for the inner cross-validation
 DATASETS = ["banknote", "heart", "ilpd", "ionosphere", "liver", "liver_selector", "pima",
             "tictactoe", "transfusion", "wdbc"]
 
@@ -214,7 +215,7 @@ def main(argv=None):
     ap.add_argument("--datasets", nargs="+", default=DATASETS, choices=DATASETS)
     ap.add_argument("--folds", type=int, default=10)
     ap.add_argument("--inner-folds", type=int, default=3)
-    ap.add_argument("--grid", type=int, nargs="+", default=[5, 10, 15, 25, 35])
+    ap.add_argument("--grid", type=int, nargs="+", default=GRID)
     ap.add_argument("--max-clause-length", type=int, default=None)
     ap.add_argument("--time-limit", type=float, default=5.0, help="seconds per fit")
     ap.add_argument("--pricing-time-limit", type=float, default=2.0)

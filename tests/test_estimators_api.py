@@ -12,7 +12,7 @@ from sklearn.base import clone
 from sklearn.pipeline import make_pipeline
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from rulecert.estimators import (BooleanRuleCGClassifier, CorelsClassifier, FallingRuleListClassifier,
+from rulecert.estimators import (BooleanRuleCGClassifier, BooleanRuleCGCV, CorelsClassifier, FallingRuleListClassifier,
                                  RuleListMIPClassifier, SoftFallingRuleListClassifier)
 from rulecert.mining import FeatureBinarizer
 
@@ -37,6 +37,9 @@ def registry():
                                 bnb_node_limit=20000, pricing_deterministic_time=1.0,
                                 close_gap=False, random_state=0,
                                 binarizer=FeatureBinarizer(n_thresholds=4)),
+        BooleanRuleCGCV(complexity_bounds=(4, 8), cv=2, max_clause_length=2, max_iter=3,
+                        bnb_node_limit=5000, pricing_deterministic_time=0.5, close_gap=False,
+                        random_state=0, binarizer=FeatureBinarizer(n_thresholds=3)),
     ]
 
 

@@ -1,9 +1,9 @@
 """scikit-learn classifiers that wire binarization, mining and the solvers together."""
 from ._base import BinaryRuleClassifier
-from .brcg import BooleanRuleCGClassifier
+from .brcg import BooleanRuleCGClassifier, BooleanRuleCGCV
 from .corels import CorelsClassifier
 from .falling import FallingRuleListClassifier, SoftFallingRuleListClassifier
 from .rulelist_mip import RuleListMIPClassifier
 
 __all__ = ["BinaryRuleClassifier", "CorelsClassifier", "RuleListMIPClassifier",
-           "FallingRuleListClassifier", "SoftFallingRuleListClassifier", "BooleanRuleCGClassifier"]
+           "FallingRuleListClassifier", "SoftFallingRuleListClassifier", "BooleanRuleCGClassifier", "BooleanRuleCGCV"]

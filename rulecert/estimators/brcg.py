@@ -1,6 +1,7 @@
 """BooleanRuleCGClassifier: DNF / CNF rule sets by column generation, with a certified gap."""
 from __future__ import annotations
 
+import math
 import time
 from numbers import Integral, Real
 
@@ -122,13 +123,13 @@ class BooleanRuleCGClassifier(BinaryRuleClassifier):
         self.random_state = random_state
         self.binarizer = binarizer
 
-    def _options(self, seed: int):
+    def _options(self, seed: int, complexity_bound, time_limit):
         from ..mipmodels.colgen import ColGenOptions
         return ColGenOptions(
-            complexity_bound=self.complexity_bound, max_clause_length=self.max_clause_length,
+            complexity_bound=complexity_bound, max_clause_length=self.max_clause_length,
             form=self.form, fn_weight=float(self.fn_weight),
             clause_penalty=float(self.clause_penalty), literal_penalty=float(self.literal_penalty),
-            pricing=self.pricing, time_limit=self.time_limit,
+            pricing=self.pricing, time_limit=time_limit,
             pricing_time_limit=self.pricing_time_limit,
             pricing_deterministic_time=self.pricing_deterministic_time, max_iter=self.max_iter,
             bnb_node_limit=self.bnb_node_limit, columns_per_iter=self.columns_per_iter,
@@ -136,14 +137,26 @@ class BooleanRuleCGClassifier(BinaryRuleClassifier):
             max_nonzeros=self.max_nonzeros, workers=self.workers, seed=seed)
 
     def fit(self, X, y, sample_weight=None):
-        from ..mipmodels.colgen import solve
-        from ..problem import RuleProblem
-
         t_start = time.perf_counter()
         self._validate_params()
         if self.complexity_bound is None and self.clause_penalty + self.literal_penalty <= 0:
             raise ValueError("complexity_bound=None (penalized form) needs clause_penalty or "
                              "literal_penalty > 0")
+        Xb, y01, sw, names = self._prepare_binary_fit(X, y, sample_weight)
+        seed = int(check_random_state(self.random_state).randint(0, 2**31 - 1))
+        init_clauses = init_solution = None
+        if (self.warm_start and getattr(self, "columns_", None)
+                and getattr(self, "_pool_key", None) == (tuple(names), self.form)):
+            init_clauses, init_solution = self.columns_, self._solution_clauses
+        time_limit = self.time_limit
+        if time_limit is not None:   # binarizing and validating count against the limit
+            time_limit = max(1e-3, time_limit - (time.perf_counter() - t_start))
+        self._set_fit(self._colgen(Xb, y01, sw, names, self.complexity_bound, time_limit, seed,
+                                   init_clauses, init_solution), names)
+        return self
+
+    def _prepare_binary_fit(self, X, y, sample_weight):
+        """``_prepare_fit`` plus the checks column generation needs; unit weights -> None."""
         Xb, y01, sw, names = self._prepare_fit(X, y, sample_weight)
         if Xb.shape[1] == 0:
             raise ValueError("X has no binary feature columns")
@@ -151,24 +164,31 @@ class BooleanRuleCGClassifier(BinaryRuleClassifier):
             sw = None
         if sw is not None and (sw[y01 == 1].sum() <= 0 or sw[y01 == 0].sum() <= 0):
             raise ValueError("sample_weight leaves one class with zero total weight")
-        seed = int(check_random_state(self.random_state).randint(0, 2**31 - 1))
+        return Xb, y01, sw, names
+
+    def _colgen(self, Xb, y01, sw, names, complexity_bound, time_limit, seed,
+                initial_clauses=None, initial_solution=None):
+        """One column-generation solve on validated binary data with this estimator's
+        options; returns ``(ruleset, certificate, column pool, solution clauses)``."""
+        from ..mipmodels.colgen import solve
+        from ..problem import RuleProblem
         problem = RuleProblem.from_matrix(Xb, y01, names, sample_weight=sw)
-        opts = self._options(seed)
-        if (self.warm_start and getattr(self, "columns_", None)
-                and getattr(self, "_pool_key", None) == (tuple(names), self.form)):
-            opts.initial_clauses = self.columns_
-            opts.initial_solution = self._solution_clauses
-        if opts.time_limit is not None:   # binarizing and validating count against the limit
-            opts.time_limit = max(1e-3, opts.time_limit - (time.perf_counter() - t_start))
+        opts = self._options(seed, complexity_bound, time_limit)
+        opts.initial_clauses = initial_clauses
+        opts.initial_solution = initial_solution
         ruleset, cert = solve(problem, opts)
-        self.columns_ = [tuple(c) for c in cert.stats.pop("column_pool", [])]
+        pool = [tuple(c) for c in cert.stats.pop("column_pool", [])]
+        return ruleset, cert, pool, cert.stats.pop("solution_clauses", [])
+
+    def _set_fit(self, result, names):
+        ruleset, cert, pool, solution = result
+        self.columns_ = pool
         self._pool_key = (tuple(names), self.form)
-        self._solution_clauses = cert.stats.pop("solution_clauses", [])
+        self._solution_clauses = solution
         self.ruleset_ = ruleset
         self.certificate_ = cert
-        self.n_binary_features_ = Xb.shape[1]
+        self.n_binary_features_ = len(names)
         self.n_iter_ = int(cert.iterations)
-        return self
 
     def _predict01(self, Xb):
         return self.ruleset_.predict(Xb)
@@ -184,3 +204,161 @@ class BooleanRuleCGClassifier(BinaryRuleClassifier):
         pos = self.classes_[1]
         return (f"{self.ruleset_.to_text()}   (1 = {pos!r})\n\n{self.certificate_.summary()}\n"
                 f"bound           : {self.certificate_.stats.get('bound_kind')}")
+
+
+class BooleanRuleCGCV(BooleanRuleCGClassifier):
+    """:class:`BooleanRuleCGClassifier` with the complexity bound ``C`` chosen by stratified
+    cross-validation over a grid, as in the paper's protocol (and as ``LogisticRegressionCV``
+    chooses its ``C``).
+
+    The binarizer (if any) is fitted once on all of X.  On each of the ``cv`` training folds
+    the grid is walked upwards with warm starts (each fit starts from every clause generated
+    for the smaller bounds, and from the previous rule set).  The bound with the best mean
+    validation accuracy is chosen (ties: the smaller bound); ``selection="1se"`` takes the
+    smallest bound within one standard error of the best.  The final model is then fitted on
+    all of X at the chosen bound, starting from every clause generated on every fold (the
+    clauses are over the same binary features), and its ``certificate_`` certifies that
+    final training problem.
+
+    ``time_limit`` bounds the whole fit: binarizing, every fold fit and the final fit.  Each
+    fit gets an equal share of the time still left, and the final fit the share of one
+    whole fold path (``len(complexity_bounds)`` fits); time a fit does not use passes on.
+
+    Parameters
+    ----------
+    complexity_bounds : sequence of float >= 2
+        The grid of ``C``.
+    cv : int >= 2 or a cross-validation splitter / iterable of (train, test) indices
+        An int gives that many stratified folds, shuffled and seeded by ``random_state``.
+    selection : {"best", "1se"}
+    Other parameters: as :class:`BooleanRuleCGClassifier` (without ``complexity_bound`` and
+    ``warm_start``).
+
+    Attributes
+    ----------
+    complexity_bound_ : float, the chosen ``C``
+    cv_results_ : dict with ``complexity_bound``, ``mean_test_score``, ``std_test_score``,
+        ``split<k>_test_score`` (validation accuracy, weighted when sample weights are given),
+        ``mean_complexity`` (of the fold models) and ``proven_optimal`` (share of fold fits)
+    cv_rulesets_ : list (one per bound) of lists (one per fold) of the fold rule sets
+    ruleset_, certificate_, columns_ : of the final fit
+    n_iter_ : int, column-generation iterations of all fits (folds and final)
+    """
+
+    _parameter_constraints = {
+        **{k: v for k, v in BooleanRuleCGClassifier._parameter_constraints.items()
+           if k not in ("complexity_bound", "warm_start")},
+        "complexity_bounds": ["array-like"],
+        "cv": [Interval(Integral, 2, None, closed="left"), "cv_object"],
+        "selection": [StrOptions({"best", "1se"})],
+    }
+
+    def __init__(self, complexity_bounds=(5, 10, 15, 25, 35), *, cv=3, selection="best",
+                 max_clause_length=None, form="dnf", fn_weight=1.0, clause_penalty=0.0,
+                 literal_penalty=0.0, pricing="auto", time_limit=None, pricing_time_limit=30.0,
+                 max_iter=None, bnb_node_limit=None, pricing_deterministic_time=None,
+                 columns_per_iter=50, close_gap=True, sample_rows=2000, max_nonzeros=100_000,
+                 workers=1, random_state=None, binarizer=None):
+        self.complexity_bounds = complexity_bounds
+        self.cv = cv
+        self.selection = selection
+        self.max_clause_length = max_clause_length
+        self.form = form
+        self.fn_weight = fn_weight
+        self.clause_penalty = clause_penalty
+        self.literal_penalty = literal_penalty
+        self.pricing = pricing
+        self.time_limit = time_limit
+        self.pricing_time_limit = pricing_time_limit
+        self.max_iter = max_iter
+        self.bnb_node_limit = bnb_node_limit
+        self.pricing_deterministic_time = pricing_deterministic_time
+        self.columns_per_iter = columns_per_iter
+        self.close_gap = close_gap
+        self.sample_rows = sample_rows
+        self.max_nonzeros = max_nonzeros
+        self.workers = workers
+        self.random_state = random_state
+        self.binarizer = binarizer
+
+    def _grid(self) -> list[float]:
+        try:
+            grid = sorted({float(c) for c in np.asarray(self.complexity_bounds, dtype=float).ravel()})
+        except (TypeError, ValueError):
+            raise ValueError(f"complexity_bounds must be numbers, got {self.complexity_bounds!r}")
+        if not grid:
+            raise ValueError("complexity_bounds is empty")
+        if not all(math.isfinite(c) and c >= 2 for c in grid):
+            raise ValueError(f"every complexity bound must be a finite number >= 2 (a clause has "
+                             f"complexity >= 2), got {list(self.complexity_bounds)!r}")
+        return [int(c) if c == int(c) else c for c in grid]
+
+    def fit(self, X, y, sample_weight=None):
+        from sklearn.model_selection import StratifiedKFold, check_cv
+        t_start = time.perf_counter()
+        self._validate_params()
+        grid = self._grid()
+        Xb, y01, sw, names = self._prepare_binary_fit(X, y, sample_weight)
+        rng = check_random_state(self.random_state)
+        if isinstance(self.cv, Integral):
+            counts = np.bincount(y01, minlength=2)
+            if counts.min() < self.cv:
+                raise ValueError(f"cv={self.cv} folds need at least {self.cv} samples of each "
+                                 f"class; the smaller class has {int(counts.min())}")
+            splits = list(StratifiedKFold(self.cv, shuffle=True,
+                                          random_state=rng.randint(0, 2**31 - 1)).split(Xb, y01))
+        else:
+            splits = list(check_cv(self.cv, y01, classifier=True).split(Xb, y01))
+        n_splits = len(splits)
+        deadline = None if self.time_limit is None else t_start + float(self.time_limit)
+        fits_left = n_splits * len(grid) + len(grid)   # the final fit weighs one fold path
+
+        def share(weight=1):
+            if deadline is None:
+                return None
+            return max(1e-3, (deadline - time.perf_counter()) * weight / fits_left)
+
+        scores = np.zeros((len(grid), n_splits))
+        cpx = np.zeros((len(grid), n_splits))
+        optimal = np.zeros((len(grid), n_splits), dtype=bool)
+        rulesets = [[None] * n_splits for _ in grid]
+        iters = 0
+        pool: dict[tuple, None] = {}
+        for k, (tr, va) in enumerate(splits):
+            sw_tr = None if sw is None else sw[tr]
+            if len(np.unique(y01[tr])) < 2 or (sw_tr is not None and (
+                    sw_tr[y01[tr] == 1].sum() <= 0 or sw_tr[y01[tr] == 0].sum() <= 0)):
+                raise ValueError(f"cross-validation fold {k} has one class only in its training "
+                                 "part (or one class of zero total weight)")
+            clauses, solution = list(pool), None
+            for i, C in enumerate(grid):
+                ruleset, cert, clauses, solution = self._colgen(
+                    Xb[tr], y01[tr], sw_tr, names, C, share(), rng.randint(0, 2**31 - 1),
+                    clauses, solution)
+                fits_left -= 1
+                hit = ruleset.predict(Xb[va]) == y01[va]
+                w_va = None if sw is None or sw[va].sum() <= 0 else sw[va]
+                scores[i, k] = np.average(hit, weights=w_va)
+                cpx[i, k] = ruleset.complexity
+                optimal[i, k] = cert.proven_optimal
+                rulesets[i][k] = ruleset
+                iters += int(cert.iterations)
+            pool.update(dict.fromkeys(clauses))
+        mean = scores.mean(axis=1)
+        std = scores.std(axis=1)
+        best = int(np.argmax(mean))                   # first maximum: the smaller bound
+        if self.selection == "1se":
+            se = scores[best].std(ddof=1) / math.sqrt(n_splits) if n_splits > 1 else 0.0
+            best = int(np.flatnonzero(mean >= mean[best] - se)[0])
+        self.complexity_bound_ = grid[best]
+        self.cv_results_ = {"complexity_bound": list(grid), "mean_test_score": mean,
+                            "std_test_score": std,
+                            **{f"split{k}_test_score": scores[:, k] for k in range(n_splits)},
+                            "mean_complexity": cpx.mean(axis=1),
+                            "proven_optimal": optimal.mean(axis=1)}
+        self.cv_rulesets_ = rulesets
+        self._set_fit(self._colgen(Xb, y01, sw, names, self.complexity_bound_,
+                                   share(len(grid)), rng.randint(0, 2**31 - 1), list(pool)),
+                      names)
+        self.n_iter_ += iters
+        return self
