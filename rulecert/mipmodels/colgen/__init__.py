@@ -2,15 +2,15 @@
 
 ``solve(problem, options) -> (RuleSet, Certificate)``; see :mod:`.loop` for the method and
 the bounds, :mod:`.master` for the restricted master in HiGHS, :mod:`.pricing` for the
-heuristic, branch-and-bound and CP-SAT pricing and :mod:`.bnb` for the exact search.
+heuristic, beam-search, branch-and-bound and CP-SAT pricing and :mod:`.bnb` for the exact search.
 """
 from .bnb import BnBResult, branch_and_bound
 from .bruteforce import brute_force_ruleset
 from .loop import ColGenOptions, solve
 from .master import RestrictedMaster
-from .pricing import (PricingInstance, PricingResult, bnb_pricing, cpsat_pricing,
+from .pricing import (PricingInstance, PricingResult, beam_pricing, bnb_pricing, cpsat_pricing,
                       heuristic_pricing, make_instance, single_literal_bound)
 
 __all__ = ["ColGenOptions", "solve", "RestrictedMaster", "PricingInstance", "PricingResult",
-           "bnb_pricing", "cpsat_pricing", "heuristic_pricing", "make_instance",
+           "beam_pricing", "bnb_pricing", "cpsat_pricing", "heuristic_pricing", "make_instance",
            "single_literal_bound", "branch_and_bound", "BnBResult", "brute_force_ruleset"]

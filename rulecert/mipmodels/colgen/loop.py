@@ -10,12 +10,17 @@ Algorithm
    object, re-solved warm after each batch of new columns; its duals give ``mu`` (cover
    rows) and ``lambda`` (complexity row).
 2. Pricing (``pricing.py``), each pricer tried only when the previous one found nothing
-   (``pricing="auto"``): the paper's greedy heuristic; the exact branch-and-bound
+   (``pricing="auto"``): the paper's greedy heuristic; the beam search of AIX360's
+   ``BooleanRuleCG`` (width ``beam_width``, clauses of up to D literals, re-run with the
+   width doubled up to ``BEAM_WIDENING`` times when it finds nothing; cheap, finds columns
+   when the greedy heuristic's capped breadth-first search over many features does not; it
+   proves no bound); the exact branch-and-bound
    (``bnb.py``) restricted to ``heuristic_max_length`` literals (fast, finds good columns
    when D is large; its bound is not used); the exact branch-and-bound over all clauses of
    up to D literals (returns early once it holds improving columns, see
    ``bnb_found_node_limit``); the pricing IP (6)-(10) in CP-SAT.  ``pricing="exact"`` is the
-   paper's order (CP-SAT, then the heuristic).  Past ``sample_rows`` distinct samples the
+   paper's order (CP-SAT, then the heuristic); ``pricing="heuristic"`` is the paper's greedy
+   heuristic only.  Past ``sample_rows`` distinct samples the
    pricers first run on the paper's random sample (rows, and features past
    ``max_nonzeros``), then on the full data.  Returned clauses are made irredundant on the
    training data (a literal that does not change the coverage is dropped, which never
@@ -38,7 +43,7 @@ integer solution ``(xi, w)`` with ``xi in [0,1]``,
 
 If ``z_CG`` is a proven lower bound on every clause's reduced cost (CP-SAT's bound, the
 branch-and-bound's bound, the heuristic's bound, or the cheap single-literal bound of
-``pricing.py``, all on the full data; the largest is used) and a
+``pricing.py``, all on the full data; the largest is used; the beam search gives none) and a
 solution holds at most ``N`` clauses, then ``z_MIP >= L + N min(0, z_CG)``.  Since every
 clause has complexity >= 2, ``N = floor(C/2)``: this is the paper's ``z_RMLP + (C/2) z_CG``
 (at the RMLP optimum ``L = z_RMLP``), computed from the duals themselves so that it stays
@@ -79,12 +84,14 @@ from .. import cpsat as cx
 from .. import highs as hx
 from .master import RestrictedMaster
 from .bnb import branch_and_bound
-from .pricing import (PricingInstance, bnb_pricing, cpsat_pricing, heuristic_pricing,
-                      make_instance, single_literal_bound)
+from .pricing import (PricingInstance, beam_pricing, bnb_pricing, cpsat_pricing,
+                      heuristic_pricing, make_instance, single_literal_bound)
 
 log = logging.getLogger(__name__)
 
 PRICING_MODES = ("auto", "exact", "bnb", "heuristic")
+BEAM_WIDENING = 32
+"""A beam search that finds nothing is retried with its width doubled up to this factor."""
 
 
 @dataclasses.dataclass
@@ -103,10 +110,11 @@ class ColGenOptions:
     literal_penalty: float = 0.0
     """Objective cost per literal (penalized form, not scaled by n)."""
     pricing: str = "auto"
-    """"auto": the greedy heuristic, then the exact branch-and-bound, then CP-SAT, each only
-    when the previous one found no improving clause; "exact": CP-SAT first (the paper), the
-    heuristic when CP-SAT finds nothing; "bnb": heuristic then branch-and-bound;
-    "heuristic": heuristic only."""
+    """"auto": the greedy heuristic, the beam search, the exact branch-and-bound (first over
+    ``heuristic_max_length`` literals, then over D), then CP-SAT, each only when the
+    previous ones found no improving clause; "exact": CP-SAT first (the paper), the
+    heuristic when CP-SAT finds nothing; "bnb": as "auto" without CP-SAT;
+    "heuristic": the paper's greedy heuristic only."""
     time_limit: float | None = None
     """Wall-clock limit of the whole solve (all phases)."""
     pricing_time_limit: float | None = 30.0
@@ -125,6 +133,10 @@ class ColGenOptions:
     columns_per_iter: int = 50
     heuristic_max_length: int = 5
     heuristic_max_generated: int = 20000
+    beam_width: int = 5
+    """Width of the beam-search pricer (clauses kept per level; AIX360 uses 5); a search
+    that finds nothing is repeated with the width doubled, up to ``BEAM_WIDENING`` times
+    this width."""
     sample_rows: int | None = 2000
     """Randomized pricing past this many distinct samples (None: never)."""
     max_nonzeros: int | None = 100_000
@@ -182,6 +194,9 @@ def _validate(problem, o: ColGenOptions) -> None:
             raise ValueError(f"{name} must be a non-negative integer or None, got {val!r}")
     if o.columns_per_iter < 1 or o.heuristic_max_length < 1 or o.heuristic_max_generated < 0:
         raise ValueError("columns_per_iter and heuristic_max_length must be >= 1")
+    if (isinstance(o.beam_width, bool) or not isinstance(o.beam_width, (int, np.integer))
+            or o.beam_width < 1):
+        raise ValueError(f"beam_width must be an integer >= 1, got {o.beam_width!r}")
     if not 0 <= o.ip_time_fraction < 1:
         raise ValueError(f"ip_time_fraction must be in [0, 1), got {o.ip_time_fraction!r}")
     if problem.n_antecedents == 0:
@@ -279,9 +294,9 @@ def solve(problem, options: ColGenOptions | None = None, **kwargs):
     rng = np.random.default_rng(o.seed)
     master = RestrictedMaster(st.a, st.C, threads=1, seed=o.seed)
     ub_empty = float(st.a.sum())
-    times = {"lp": 0.0, "pricing_heuristic": 0.0, "pricing_bnb": 0.0, "pricing_cpsat": 0.0,
-             "ip": 0.0, "close_gap": 0.0}
-    calls = {"heuristic": 0, "bnb": 0, "cp-sat": 0}
+    times = {"lp": 0.0, "pricing_heuristic": 0.0, "pricing_beam": 0.0, "pricing_bnb": 0.0,
+             "pricing_cpsat": 0.0, "ip": 0.0, "close_gap": 0.0}
+    calls = {"heuristic": 0, "beam": 0, "bnb": 0, "cp-sat": 0}
     history: list[dict] = []
     pricing_log: list[dict] = []
     best_bound, bound_kind = 0.0, "trivial"    # Hamming loss and penalties are >= 0
@@ -347,8 +362,9 @@ def solve(problem, options: ColGenOptions | None = None, **kwargs):
                                max_nonzeros=o.max_nonzeros)] if big else []
         insts.append(full)
         sampled_any |= big
-        methods = {"auto": ("heuristic", "bnb-short", "bnb", "cp-sat"),
-                   "exact": ("cp-sat", "heuristic"), "bnb": ("heuristic", "bnb-short", "bnb"),
+        methods = {"auto": ("heuristic", "beam", "bnb-short", "bnb", "cp-sat"),
+                   "exact": ("cp-sat", "heuristic"),
+                   "bnb": ("heuristic", "beam", "bnb-short", "bnb"),
                    "heuristic": ("heuristic",)}[o.pricing]
         plan = [(i, m) for i in insts for m in methods
                 if m != "bnb-short" or st.D > o.heuristic_max_length]
@@ -369,6 +385,16 @@ def solve(problem, options: ColGenOptions | None = None, **kwargs):
                                       max_return=o.columns_per_iter, deadline=cg_end)
                 times["pricing_heuristic"] += time.perf_counter() - tp
                 hint = r.best_clause
+            elif method == "beam":
+                # a heuristic: its bound is -inf, so it never raises zlb nor ends the loop
+                r = beam_pricing(inst, threshold=-o.tol, beam_width=o.beam_width,
+                                 max_return=o.columns_per_iter,
+                                 deadline=None if ptl is None else tp + ptl,
+                                 max_width=BEAM_WIDENING * o.beam_width)
+                times["pricing_beam"] += time.perf_counter() - tp
+                if r.best_clause is not None and (
+                        hint is None or inst.reduced_cost(r.best_clause) < inst.reduced_cost(hint)):
+                    hint = r.best_clause
             elif method == "bnb-short":
                 # exact over clauses of at most heuristic_max_length literals: finds good
                 # columns fast when D is large; its bound says nothing about longer clauses
