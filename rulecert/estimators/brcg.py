@@ -48,6 +48,8 @@ class BooleanRuleCGClassifier(BinaryRuleClassifier):
         Column-generation iterations (a deterministic limit).
     bnb_node_limit, pricing_deterministic_time : deterministic limits of the exact pricers.
     columns_per_iter : int
+    beam_width : int >= 1
+        Width of the beam-search pricer (AIX360's is 5), tried after the greedy heuristic.
     close_gap : bool
         Enumerate every clause that could enter a better solution and re-solve the IP.
     sample_rows, max_nonzeros : randomized pricing thresholds for large data.
@@ -87,6 +89,7 @@ class BooleanRuleCGClassifier(BinaryRuleClassifier):
         "bnb_node_limit": [None, Interval(Integral, 1, None, closed="left")],
         "pricing_deterministic_time": [None, Interval(Real, 0, None, closed="neither")],
         "columns_per_iter": [Interval(Integral, 1, None, closed="left")],
+        "beam_width": [Interval(Integral, 1, None, closed="left")],
         "close_gap": ["boolean"],
         "sample_rows": [None, Interval(Integral, 1, None, closed="left")],
         "max_nonzeros": [None, Interval(Integral, 1, None, closed="left")],
@@ -99,8 +102,8 @@ class BooleanRuleCGClassifier(BinaryRuleClassifier):
     def __init__(self, complexity_bound=30, *, max_clause_length=None, form="dnf", fn_weight=1.0,
                  clause_penalty=0.0, literal_penalty=0.0, pricing="auto", time_limit=None,
                  pricing_time_limit=30.0, max_iter=None, bnb_node_limit=None,
-                 pricing_deterministic_time=None, columns_per_iter=50, close_gap=True,
-                 sample_rows=2000, max_nonzeros=100_000, workers=1, warm_start=False,
+                 pricing_deterministic_time=None, columns_per_iter=50, beam_width=5,
+                 close_gap=True, sample_rows=2000, max_nonzeros=100_000, workers=1, warm_start=False,
                  random_state=None, binarizer=None):
         self.complexity_bound = complexity_bound
         self.max_clause_length = max_clause_length
@@ -115,6 +118,7 @@ class BooleanRuleCGClassifier(BinaryRuleClassifier):
         self.bnb_node_limit = bnb_node_limit
         self.pricing_deterministic_time = pricing_deterministic_time
         self.columns_per_iter = columns_per_iter
+        self.beam_width = beam_width
         self.close_gap = close_gap
         self.sample_rows = sample_rows
         self.max_nonzeros = max_nonzeros
@@ -133,6 +137,7 @@ class BooleanRuleCGClassifier(BinaryRuleClassifier):
             pricing_time_limit=self.pricing_time_limit,
             pricing_deterministic_time=self.pricing_deterministic_time, max_iter=self.max_iter,
             bnb_node_limit=self.bnb_node_limit, columns_per_iter=self.columns_per_iter,
+            beam_width=self.beam_width,
             close_gap=self.close_gap, sample_rows=self.sample_rows,
             max_nonzeros=self.max_nonzeros, workers=self.workers, seed=seed)
 
@@ -206,6 +211,25 @@ class BooleanRuleCGClassifier(BinaryRuleClassifier):
                 f"bound           : {self.certificate_.stats.get('bound_kind')}")
 
 
+def choose_complexity_bound(cv_results: dict, selection: str = "best"):
+    """The complexity bound chosen from ``BooleanRuleCGCV.cv_results_``: the best mean
+    validation accuracy (ties: the smaller bound), or with ``selection="1se"`` the smallest
+    bound whose mean is within one standard error (over the splits) of the best."""
+    grid = cv_results["complexity_bound"]
+    mean = np.asarray(cv_results["mean_test_score"], dtype=float)
+    best = int(np.argmax(mean))                   # first maximum: the smaller bound
+    if selection == "1se":
+        k = 0
+        while f"split{k}_test_score" in cv_results:
+            k += 1
+        split = np.array([cv_results[f"split{j}_test_score"][best] for j in range(k)])
+        se = split.std(ddof=1) / math.sqrt(k) if k > 1 else 0.0
+        best = int(np.flatnonzero(mean >= mean[best] - se)[0])
+    elif selection != "best":
+        raise ValueError(f"selection must be 'best' or '1se', got {selection!r}")
+    return grid[best]
+
+
 class BooleanRuleCGCV(BooleanRuleCGClassifier):
     """:class:`BooleanRuleCGClassifier` with the complexity bound ``C`` chosen by stratified
     cross-validation over a grid, as in the paper's protocol (and as ``LogisticRegressionCV``
@@ -257,8 +281,8 @@ class BooleanRuleCGCV(BooleanRuleCGClassifier):
                  max_clause_length=None, form="dnf", fn_weight=1.0, clause_penalty=0.0,
                  literal_penalty=0.0, pricing="auto", time_limit=None, pricing_time_limit=30.0,
                  max_iter=None, bnb_node_limit=None, pricing_deterministic_time=None,
-                 columns_per_iter=50, close_gap=True, sample_rows=2000, max_nonzeros=100_000,
-                 workers=1, random_state=None, binarizer=None):
+                 columns_per_iter=50, beam_width=5, close_gap=True, sample_rows=2000,
+                 max_nonzeros=100_000, workers=1, random_state=None, binarizer=None):
         self.complexity_bounds = complexity_bounds
         self.cv = cv
         self.selection = selection
@@ -274,6 +298,7 @@ class BooleanRuleCGCV(BooleanRuleCGClassifier):
         self.bnb_node_limit = bnb_node_limit
         self.pricing_deterministic_time = pricing_deterministic_time
         self.columns_per_iter = columns_per_iter
+        self.beam_width = beam_width
         self.close_gap = close_gap
         self.sample_rows = sample_rows
         self.max_nonzeros = max_nonzeros
@@ -344,18 +369,12 @@ class BooleanRuleCGCV(BooleanRuleCGClassifier):
                 rulesets[i][k] = ruleset
                 iters += int(cert.iterations)
             pool.update(dict.fromkeys(clauses))
-        mean = scores.mean(axis=1)
-        std = scores.std(axis=1)
-        best = int(np.argmax(mean))                   # first maximum: the smaller bound
-        if self.selection == "1se":
-            se = scores[best].std(ddof=1) / math.sqrt(n_splits) if n_splits > 1 else 0.0
-            best = int(np.flatnonzero(mean >= mean[best] - se)[0])
-        self.complexity_bound_ = grid[best]
-        self.cv_results_ = {"complexity_bound": list(grid), "mean_test_score": mean,
-                            "std_test_score": std,
+        self.cv_results_ = {"complexity_bound": list(grid), "mean_test_score": scores.mean(axis=1),
+                            "std_test_score": scores.std(axis=1),
                             **{f"split{k}_test_score": scores[:, k] for k in range(n_splits)},
                             "mean_complexity": cpx.mean(axis=1),
                             "proven_optimal": optimal.mean(axis=1)}
+        self.complexity_bound_ = choose_complexity_bound(self.cv_results_, self.selection)
         self.cv_rulesets_ = rulesets
         self._set_fit(self._colgen(Xb, y01, sw, names, self.complexity_bound_,
                                    share(len(grid)), rng.randint(0, 2**31 - 1), list(pool)),
