@@ -145,6 +145,21 @@ def test_cli_subcommand(tmp_path, capsys):
     assert args.func(args) == 0
     text = capsys.readouterr().out
     assert "predict 1 if" in text and "smoker" in text and "time per phase" in text
+    # several C: chosen by cross-validation, then refitted; the JSON holds the CV table
+    args = parser.parse_args(["brcg", "--data", str(path), "--C", "4", "8", "--D", "3",
+                              "--cv", "3", "--json"])
+    assert args.func(args) == 0
+    out = json.loads(capsys.readouterr().out)
+    cv = out["cv_results"]
+    assert cv["complexity_bound"] == [4, 8] and len(cv["split2_test_score"]) == 2
+    best = int(np.argmax(cv["mean_test_score"]))
+    assert out["complexity_bound"] == [4, 8][best]
+    from rulecert.ruleset import RuleSet
+    assert RuleSet.from_dict(out["ruleset"]).complexity <= out["complexity_bound"]
+    args = parser.parse_args(["brcg", "--data", str(path), "--C", "4", "8", "--selection", "1se"])
+    assert args.func(args) == 0
+    text = capsys.readouterr().out
+    assert "<- chosen" in text and "predict 1 if" in text
 
 
 @pytest.mark.slow

@@ -15,8 +15,13 @@ def add_parser(sub) -> None:
     p.add_argument("--positive", default=None,
                    help="target value that counts as positive (default: 1, 'yes', 'true' or the "
                         "larger of two values)")
-    p.add_argument("--C", dest="complexity_bound", type=float, default=30.0,
-                   help="complexity bound: clauses + literals (default 30)")
+    p.add_argument("--C", dest="complexity_bound", type=float, nargs="+", default=[30.0],
+                   help="complexity bound: clauses + literals (default 30); several values: "
+                        "chosen by stratified cross-validation, then refitted on all rows")
+    p.add_argument("--cv", type=int, default=3, help="folds when several --C are given (default 3)")
+    p.add_argument("--selection", default="best", choices=["best", "1se"],
+                   help="with several --C: best mean validation accuracy, or the smallest C "
+                        "within one standard error of it")
     p.add_argument("--D", dest="max_clause_length", type=int, default=None,
                    help="literals per clause (default C - 1)")
     p.add_argument("--form", default="dnf", choices=["dnf", "cnf"])
@@ -24,7 +29,9 @@ def add_parser(sub) -> None:
     p.add_argument("--clause-penalty", type=float, default=0.0, help="objective cost per clause")
     p.add_argument("--literal-penalty", type=float, default=0.0, help="objective cost per literal")
     p.add_argument("--pricing", default="auto", choices=["auto", "exact", "bnb", "heuristic"])
-    p.add_argument("--time-limit", type=float, default=None, help="seconds for the whole fit")
+    p.add_argument("--beam-width", type=int, default=5, help="width of the beam-search pricer")
+    p.add_argument("--time-limit", type=float, default=None,
+                   help="seconds for the whole fit (with several --C: including the CV)")
     p.add_argument("--pricing-time-limit", type=float, default=30.0,
                    help="seconds per exact pricing call (default 30)")
     p.add_argument("--max-iter", type=int, default=None, help="column-generation iterations")
@@ -39,11 +46,10 @@ def add_parser(sub) -> None:
     p.set_defaults(func=run)
 
 
-def load_binary_problem(args):
-    """(RuleProblem over binary features, description) from a CSV file."""
+def load_binary_data(args):
+    """(binary matrix, 0/1 labels, literal names, description) from a CSV file."""
     import numpy as np
 
-    from ..problem import RuleProblem
     from ._data import is_binary_frame, read_csv_table
 
     path = os.path.expanduser(args.data)
@@ -63,32 +69,50 @@ def load_binary_problem(args):
         names = [str(c) for c in fb.get_feature_names_out()]
         Xb = np.asarray(Xt).astype(bool)
         how = f"binarized into {len(names)} literals"
-    problem = RuleProblem.from_matrix(Xb, y, names)
-    return problem, f"{path}: {len(df)} rows, target {target!r}, {how}"
+    return Xb, np.asarray(y).astype(int), names, f"{path}: {len(df)} rows, target {target!r}, {how}"
 
 
 def run(args) -> int:
-    from ..mipmodels.colgen import ColGenOptions, solve
-    problem, desc = load_binary_problem(args)
-    opts = ColGenOptions(
-        complexity_bound=args.complexity_bound, max_clause_length=args.max_clause_length,
-        form=args.form, fn_weight=args.fn_weight, clause_penalty=args.clause_penalty,
-        literal_penalty=args.literal_penalty, pricing=args.pricing, time_limit=args.time_limit,
-        pricing_time_limit=args.pricing_time_limit, max_iter=args.max_iter,
-        close_gap=args.close_gap, seed=args.seed)
-    ruleset, cert = solve(problem, opts)
+    import numpy as np
+    import pandas as pd
+
+    from ..estimators.brcg import BooleanRuleCGClassifier, BooleanRuleCGCV
+    Xb, y, names, desc = load_binary_data(args)
+    common = dict(max_clause_length=args.max_clause_length, form=args.form,
+                  fn_weight=args.fn_weight, clause_penalty=args.clause_penalty,
+                  literal_penalty=args.literal_penalty, pricing=args.pricing,
+                  time_limit=args.time_limit, pricing_time_limit=args.pricing_time_limit,
+                  max_iter=args.max_iter, beam_width=args.beam_width, close_gap=args.close_gap,
+                  random_state=args.seed)
+    grid = list(args.complexity_bound)
+    if len(grid) > 1:
+        clf = BooleanRuleCGCV(grid, cv=args.cv, selection=args.selection, **common)
+    else:
+        clf = BooleanRuleCGClassifier(complexity_bound=grid[0], **common)
+    clf.fit(pd.DataFrame(Xb.astype(np.int8), columns=names), y)
+    ruleset, cert = clf.ruleset_, clf.certificate_
+    C = getattr(clf, "complexity_bound_", grid[0])
+    cv = getattr(clf, "cv_results_", None)
     s = cert.stats
     if args.json:
-        d = {"data": desc, "ruleset": ruleset.to_dict(), "rules_text": ruleset.to_text(),
-             "certificate": cert.to_dict()}
+        d = {"data": desc, "complexity_bound": C, "ruleset": ruleset.to_dict(),
+             "rules_text": ruleset.to_text(), "certificate": cert.to_dict()}
+        if cv is not None:
+            d["cv_results"] = {k: np.asarray(v).tolist() for k, v in cv.items()}
         print(json.dumps(d, default=str))
         return 0
     print(f"data: {desc}")
-    print(f"{problem.n_samples} samples, {problem.n_antecedents} binary features, "
-          f"C = {args.complexity_bound}, form = {args.form}\n")
+    if cv is not None:
+        print(f"C by {args.cv}-fold stratified CV ({args.selection}): mean validation accuracy "
+              "(std) / mean complexity / fold fits proven optimal")
+        for i, c in enumerate(cv["complexity_bound"]):
+            print(f"  C = {c:g}: {cv['mean_test_score'][i]:.4f} ({cv['std_test_score'][i]:.4f}) / "
+                  f"{cv['mean_complexity'][i]:.1f} / {cv['proven_optimal'][i]:.0%}"
+                  + ("   <- chosen" if c == C else ""))
+    print(f"{len(y)} samples, {len(names)} binary features, C = {C:g}, form = {args.form}\n")
     print(ruleset.to_text())
     print(f"\nHamming loss: {s['hamming_loss']}, training errors: {s['training_errors']} / "
-          f"{problem.n_samples}, complexity: {ruleset.complexity}")
+          f"{len(y)}, complexity: {ruleset.complexity}")
     print(cert.summary())
     print(f"bound           : {s['bound_kind']}")
     t = s["time"]
