@@ -95,3 +95,31 @@ def test_bad_input(kw, match):
     X, y = _data()
     with pytest.raises(ValueError, match=match):
         _cv(**kw).fit(X, y)
+
+
+def test_folds_start_cold_and_the_final_fit_starts_from_every_fold(monkeypatch):
+    """No fold sees clauses generated with its validation rows; the final fit (on all rows)
+    starts from every clause of every fold."""
+    calls = []
+    orig = BooleanRuleCGCV._colgen
+
+    def spy(self, Xb, y01, sw, names, C, time_limit, seed, initial_clauses=None,
+            initial_solution=None):
+        out = orig(self, Xb, y01, sw, names, C, time_limit, seed, initial_clauses,
+                   initial_solution)
+        calls.append((C, None if initial_clauses is None else set(initial_clauses), set(out[2])))
+        return out
+
+    monkeypatch.setattr(BooleanRuleCGCV, "_colgen", spy)
+    X, y = _data(11, n=36)
+    m = _cv(cv=3).fit(X, y)
+    assert len(calls) == 3 * 3 + 1
+    fold_pools = []
+    for k in range(3):
+        path = calls[3 * k:3 * k + 3]
+        assert path[0][1] is None                      # cold start on every fold
+        for prev, cur in zip(path, path[1:]):
+            assert cur[1] == prev[2]                   # warm start along the fold's path
+        fold_pools.append(path[-1][2])
+    final = calls[-1]
+    assert final[0] == m.complexity_bound_ and final[1] == set().union(*fold_pools)

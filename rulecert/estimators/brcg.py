@@ -237,7 +237,8 @@ class BooleanRuleCGCV(BooleanRuleCGClassifier):
 
     The binarizer (if any) is fitted once on all of X.  On each of the ``cv`` training folds
     the grid is walked upwards with warm starts (each fit starts from every clause generated
-    for the smaller bounds, and from the previous rule set).  The bound with the best mean
+    on that fold for the smaller bounds, and from the previous rule set; a fold never starts
+    from another fold's clauses, which were generated with its validation rows).  The bound with the best mean
     validation accuracy is chosen (ties: the smaller bound); ``selection="1se"`` takes the
     smallest bound within one standard error of the best.  The final model is then fitted on
     all of X at the chosen bound, starting from every clause generated on every fold (the
@@ -355,7 +356,8 @@ class BooleanRuleCGCV(BooleanRuleCGClassifier):
                     sw_tr[y01[tr] == 1].sum() <= 0 or sw_tr[y01[tr] == 0].sum() <= 0)):
                 raise ValueError(f"cross-validation fold {k} has one class only in its training "
                                  "part (or one class of zero total weight)")
-            clauses, solution = list(pool), None
+            # a fold starts cold: clauses generated on other folds saw its validation rows
+            clauses, solution = None, None
             for i, C in enumerate(grid):
                 ruleset, cert, clauses, solution = self._colgen(
                     Xb[tr], y01[tr], sw_tr, names, C, share(), rng.randint(0, 2**31 - 1),
