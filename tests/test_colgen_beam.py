@@ -13,6 +13,7 @@ from rulecert.mipmodels.colgen import (ColGenOptions, PricingInstance, beam_pric
                                        bnb_pricing, brute_force_ruleset, solve)
 from rulecert.objectives_ruleset import ruleset_objective
 from rulecert.problem import RuleProblem
+from test_colgen import _instance   # the tiny random instances of the column-generation tests
 
 
 def _random_pricing(seed, G=None, d=None):
@@ -143,16 +144,6 @@ def test_bad_beam_width_raises():
 
 
 # ---- column generation with the beam in the plan --------------------------------------------
-def _instance(seed, n=30, d=8, noise=0.2):
-    rng = np.random.default_rng(seed)
-    X = rng.random((n, d)) < rng.uniform(0.35, 0.65)
-    y = (X[:, 0] & X[:, 1]) | (X[:, 2] & ~X[:, 3] & X[:, 4])
-    y = (y ^ (rng.random(n) < noise)).astype(int)
-    if y.sum() in (0, n):
-        y[0] = 1 - y[0]
-    return X, y
-
-
 @pytest.mark.parametrize("seed,form,C,D,pricing,width", [
     (0, "dnf", 8, 3, "auto", 5), (1, "dnf", 10, 4, "auto", 1), (2, "cnf", 8, 3, "auto", 2),
     (3, "dnf", 12, 4, "bnb", 5), (4, "dnf", 9, 3, "auto", 3), (5, "cnf", 10, 4, "bnb", 1),
