@@ -68,7 +68,8 @@ def main(argv=None):
     ap.add_argument("--inner-folds", type=int, default=3)
     ap.add_argument("--default-time", type=float, default=5.0,
                     help="time limit when AIX360 is not run and the issue gives no time")
-    ap.add_argument("--json", default=None, help="write per-fold results here")
+    ap.add_argument("--out", "--json", dest="json", default=None,
+                    help="write the per-fold results as JSON here")
     args = ap.parse_args(argv)
     warnings.filterwarnings("ignore", category=UserWarning)
     from sklearn.model_selection import StratifiedKFold
