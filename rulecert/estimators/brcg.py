@@ -167,7 +167,7 @@ class BooleanRuleCGClassifier(BinaryRuleClassifier):
             raise ValueError("X has no binary feature columns")
         if sw is not None and np.all(sw == 1.0):
             sw = None
-        if sw is not None and (sw[y01 == 1].sum() <= 0 or sw[y01 == 0].sum() <= 0):
+        if not _both_classes(y01, sw):
             raise ValueError("sample_weight leaves one class with zero total weight")
         return Xb, y01, sw, names
 
@@ -209,6 +209,12 @@ class BooleanRuleCGClassifier(BinaryRuleClassifier):
         pos = self.classes_[1]
         return (f"{self.ruleset_.to_text()}   (1 = {pos!r})\n\n{self.certificate_.summary()}\n"
                 f"bound           : {self.certificate_.stats.get('bound_kind')}")
+
+
+def _both_classes(y01, sw) -> bool:
+    """Both classes present with positive total weight (``sw`` None: unit weights)."""
+    w = np.ones(len(y01)) if sw is None else sw
+    return w[y01 == 1].sum() > 0 and w[y01 == 0].sum() > 0
 
 
 def choose_complexity_bound(cv_results: dict, selection: str = "best"):
@@ -352,8 +358,7 @@ class BooleanRuleCGCV(BooleanRuleCGClassifier):
         pool: dict[tuple, None] = {}
         for k, (tr, va) in enumerate(splits):
             sw_tr = None if sw is None else sw[tr]
-            if len(np.unique(y01[tr])) < 2 or (sw_tr is not None and (
-                    sw_tr[y01[tr] == 1].sum() <= 0 or sw_tr[y01[tr] == 0].sum() <= 0)):
+            if not _both_classes(y01[tr], sw_tr):
                 raise ValueError(f"cross-validation fold {k} has one class only in its training "
                                  "part (or one class of zero total weight)")
             # a fold starts cold: clauses generated on other folds saw its validation rows
