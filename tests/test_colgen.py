@@ -190,6 +190,42 @@ def test_pricers_bounds_are_valid_and_exact_when_complete(seed):
     assert b2.bound <= min(0.0, true) + 1e-9
 
 
+@pytest.mark.parametrize("seed", range(20))
+def test_heuristic_bound_valid_under_every_cut(seed):
+    """The batched heuristic keeps a valid bound whichever cap or deadline cuts it (the cap is
+    checked clause by clause inside a batch), and its clauses are exact and distinct."""
+    X, v, const, lit, D = _random_pricing(seed + 500)
+    allrc = _all_reduced_costs(X, v, const, lit, D)
+    true = min(allrc.values())
+    inst = PricingInstance(X, v, const, lit, D, np.arange(X.shape[1]))
+    for kw in (dict(max_generated=0), dict(max_generated=1), dict(max_generated=7),
+               dict(max_found=0, stop_when_found=False), dict(max_found=4, stop_when_found=False),
+               dict(deadline=0.0, stop_when_found=False), dict(max_return=None, stop_when_found=False, max_generated=10**6)):
+        r = heuristic_pricing(inst, threshold=0.0, max_length=D, **kw)
+        assert r.bound <= true + 1e-9, kw
+        assert len(set(r.clauses)) == len(r.clauses)
+        for cl, rc in zip(r.clauses, r.reduced_costs):
+            assert math.isclose(allrc[cl], rc, abs_tol=1e-9) and rc < 0
+        if "deadline" in kw and not r.complete and D > 1:
+            assert r.termination is Termination.TIME_LIMIT
+        if kw.get("max_generated") == 10**6:
+            assert r.complete and sorted(r.clauses) == sorted(k for k, c in allrc.items() if c < 0)
+
+
+@pytest.mark.parametrize("d,k", [(7, 3), (5000, 6)])
+def test_clause_keys_equal_iff_clauses_equal(d, k):
+    """Both key forms (base-d integers, and row bytes when d**k does not fit in 62 bits)."""
+    from rulecert.mipmodels.colgen.pricing import _clause_keys
+    rng = np.random.default_rng(d)
+    C = np.sort(rng.integers(0, d, size=(400, k)), axis=1)
+    C[200:] = C[:200][rng.permutation(200)]
+    keys = _clause_keys(C, d)
+    for i in range(0, 400, 7):
+        for j in range(0, 400, 11):
+            assert (keys[i] == keys[j]) == bool((C[i] == C[j]).all())
+    assert np.unique(keys).size == len({tuple(r) for r in C.tolist()})
+
+
 @pytest.mark.parametrize("seed", range(15))
 def test_enumeration_finds_every_clause_below_threshold(seed):
     rng = np.random.default_rng(seed + 1000)

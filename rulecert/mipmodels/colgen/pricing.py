@@ -181,96 +181,150 @@ def heuristic_pricing(inst: PricingInstance, *, threshold: float = 0.0, max_leng
     ``max_return``; ``None`` = all) and a valid lower bound on the instance's minimum.
     ``stop_when_found``: stop after the first level that produced improving clauses (the
     paper's "return the best clauses before proceeding to the next value of l").
-    ``max_found``: give up (incomplete) once more clauses than this are below the threshold.
+    ``max_generated`` caps the distinct clauses generated (checked before each clause is
+    extended, as ``max_found`` caps those below the threshold); ``deadline`` is a
+    ``time.perf_counter()`` value, checked between batches of clauses.
+
+    The clauses of a level are extended in batches, in increasing reduced-cost order: one
+    matrix product gives the reduced costs and extension bounds of all the children of a
+    batch, and children are deduplicated on integer keys of their sorted literals.
     """
     t0 = time.perf_counter()
     D = inst.max_length
     depth = min(int(max_length), D)
-    Xf, v = inst.Xf, inst.v
+    X, Xf, v = inst.X, inst.Xf, inst.v
     vneg = np.minimum(v, 0.0)
     d = inst.n_features
-    found: dict[tuple[int, ...], float] = {}
     if d == 0:
         return PricingResult([], [], math.inf, True, method, Termination.OPTIMAL, 0.0)
-    bound = math.inf          # min over generated rc and over non-extended extension bounds
+    XT = np.ascontiguousarray(X.T)
+    VX = np.stack((v, vneg))                 # one product gives rc and extension bound sums
+    found_cl: list[np.ndarray] = []          # clauses below the threshold, in generation order
+    found_rc: list[np.ndarray] = []
+    n_found = 0
     rc1 = inst.fixed(1) + v @ Xf
     lb1 = (inst.fixed(2) + vneg @ Xf) if D >= 2 else np.full(d, math.inf)
-    bound = min(bound, float(rc1.min()))
-    for j in np.flatnonzero(rc1 < threshold):
-        found[(int(j),)] = float(rc1[j])
-    prom = np.flatnonzero(lb1 < threshold)
+    bound = float(rc1.min())       # min over generated rc and over non-extended extension bounds
+    f1 = np.flatnonzero(rc1 < threshold)
+    found_cl.append(f1[:, None])
+    found_rc.append(rc1[f1])
+    n_found += f1.size
     if (lb1 >= threshold).any():
         bound = min(bound, float(lb1[lb1 >= threshold].min()))
-    level_nodes = [(float(rc1[j]), (int(j),), float(lb1[j])) for j in prom]
+    prom = np.flatnonzero(lb1 < threshold)
+    nodes, node_rc, node_lb = prom[:, None], rc1[prom], lb1[prom]
     j0 = int(np.argmin(rc1))
     best = (float(rc1[j0]), (j0,))  # best clause generated (a hint for CP-SAT)
     generated = 0
     level = 1
-    complete = False
-    timed_out = False
+    complete = timed_out = False
+    batch = int(np.clip(min(2 ** 16 // d, 2 ** 21 // max(X.shape[0], 1)), 8, 256))
     while True:
-        if not level_nodes:
+        if not nodes.shape[0]:
             complete = True       # every promising clause was extended: the search is exact
             break
-        level_nodes.sort(key=lambda t: t[0])
-        if level >= depth or (stop_when_found and found):
-            # not extended: their extension bounds stay in the bound
-            bound = min(bound, min(t[2] for t in level_nodes))
+        order = np.argsort(node_rc, kind="stable")
+        nodes, node_rc, node_lb = nodes[order], node_rc[order], node_lb[order]
+        if level >= depth or (stop_when_found and n_found):
+            bound = min(bound, float(node_lb.min()))   # not extended: their extension bounds
             break
-        next_nodes: list = []
+        nxt_cl, nxt_rc, nxt_lb = [], [], []
         seen: set = set()
-        cut = False
-        for pos, (rc, clause, lb) in enumerate(level_nodes):
-            if (generated >= max_generated or (max_found is not None and len(found) > max_found)
-                    or (deadline is not None and time.perf_counter() > deadline)):
-                timed_out = generated < max_generated
-                bound = min(bound, min(t[2] for t in level_nodes[pos:]))
-                cut = True
+        stop = None               # position in the level where the search was cut
+        rc_fixed, lb_fixed = inst.fixed(level + 1), inst.fixed(level + 2)
+        deeper = level + 1 < D
+        for s in range(0, nodes.shape[0], batch):
+            if deadline is not None and time.perf_counter() > deadline:
+                stop, timed_out = s, generated < max_generated
                 break
-            cov = inst.coverage(clause)
-            Xc = Xf[cov]
-            rcs = inst.fixed(level + 1) + v[cov] @ Xc
-            if level + 1 < D:
-                lbs = inst.fixed(level + 2) + vneg[cov] @ Xc
-            else:
-                lbs = np.full(d, math.inf)
-            mask = np.ones(d, dtype=bool)
-            mask[list(clause)] = False
-            if mask.any():
-                jm = int(np.flatnonzero(mask)[np.argmin(rcs[mask])])
-                bound = min(bound, float(rcs[jm]))
-                if rcs[jm] < best[0]:
-                    best = (float(rcs[jm]), tuple(sorted(clause + (jm,))))
-            pruned = mask & (lbs >= threshold)
-            if pruned.any():
-                bound = min(bound, float(lbs[pruned].min()))
-            for j in np.flatnonzero(mask & ((rcs < threshold) | (lbs < threshold))):
-                key = tuple(sorted(clause + (int(j),)))
-                if key in seen:
-                    continue
-                seen.add(key)
-                generated += 1
-                if rcs[j] < threshold:
-                    found[key] = float(rcs[j])
-                if lbs[j] < threshold:
-                    next_nodes.append((float(rcs[j]), key, float(lbs[j])))
-        if cut:
-            if next_nodes:  # generated but never extended
-                bound = min(bound, min(t[2] for t in next_nodes))
+            L = nodes[s:s + batch]
+            m = L.shape[0]
+            cov = XT[L[:, 0]]
+            for c in range(1, level):
+                cov = cov & XT[L[:, c]]
+            S = (VX[:, None, :] * cov).reshape(2 * m, -1) @ Xf      # (2m, d)
+            rcs = rc_fixed + S[:m]
+            lbs = lb_fixed + S[m:] if deeper else np.full((m, d), math.inf)
+            mask = np.ones((m, d), dtype=bool)
+            mask[np.arange(m)[:, None], L] = False
+            rmask = np.where(mask, rcs, math.inf)
+            node_min = rmask.min(axis=1)
+            node_pruned = np.where(mask & (lbs >= threshold), lbs, math.inf).min(axis=1)
+            pi, ji = np.nonzero(mask & ((rcs < threshold) | (lbs < threshold)))
+            children = np.sort(np.concatenate((L[pi], ji[:, None]), axis=1), axis=1)
+            keys = _clause_keys(children, d)
+            _, first = np.unique(keys, return_index=True)
+            first.sort()
+            if seen:
+                first = first[[k not in seen for k in keys[first].tolist()]]
+            crc, clb = rcs[pi[first], ji[first]], lbs[pi[first], ji[first]]
+            owner = pi[first]
+            # the caps are checked before each clause is extended, as one at a time would
+            gen_before = generated + np.concatenate(([0], np.cumsum(np.bincount(owner, minlength=m))[:-1]))
+            over = gen_before >= max_generated
+            if max_found is not None:
+                fb = n_found + np.concatenate(
+                    ([0], np.cumsum(np.bincount(owner[crc < threshold], minlength=m))[:-1]))
+                over |= fb > max_found
+            k = int(np.argmax(over)) if over.any() else m
+            if k < m:
+                stop, timed_out = s + k, False
+                acc = owner < k
+                first, owner, crc, clb = first[acc], owner[acc], crc[acc], clb[acc]
+            if k:
+                bound = min(bound, float(node_min[:k].min()), float(node_pruned[:k].min()))
+                p = int(np.argmin(node_min[:k]))
+                if node_min[p] < best[0]:
+                    jm = int(np.argmin(rmask[p]))
+                    best = (float(node_min[p]), tuple(sorted(L[p].tolist() + [jm])))
+            ch = children[first]
+            seen.update(keys[first].tolist())
+            generated += first.size
+            f = crc < threshold
+            found_cl.append(ch[f])
+            found_rc.append(crc[f])
+            n_found += int(f.sum())
+            e = clb < threshold
+            nxt_cl.append(ch[e])
+            nxt_rc.append(crc[e])
+            nxt_lb.append(clb[e])
+            if stop is not None:
+                break
+        if stop is not None:
+            bound = min(bound, float(node_lb[stop:].min()))
+            if nxt_lb and sum(a.size for a in nxt_lb):   # generated but never extended
+                bound = min(bound, float(np.concatenate(nxt_lb).min()))
             break
-        level_nodes = next_nodes
+        nodes = np.concatenate(nxt_cl) if nxt_cl else np.empty((0, level + 1), dtype=np.intp)
+        node_rc = np.concatenate(nxt_rc) if nxt_rc else np.empty(0)
+        node_lb = np.concatenate(nxt_lb) if nxt_lb else np.empty(0)
         level += 1
-    items = sorted(found.items(), key=lambda kv: kv[1])
+    rcs_all = np.concatenate(found_rc)
+    order = np.argsort(rcs_all, kind="stable")
     if max_return is not None:
-        items = items[:max_return]
+        order = order[:max_return]
+    ends = np.cumsum([a.shape[0] for a in found_cl])     # the pools hold different lengths
+    clauses = []
+    for i in order.tolist():
+        b = int(np.searchsorted(ends, i, side="right"))
+        clauses.append(tuple(found_cl[b][i - (ends[b - 1] if b else 0)].tolist()))
     if complete:
         term = Termination.OPTIMAL
     elif timed_out:
         term = Termination.TIME_LIMIT
     else:
         term = Termination.ITERATION_LIMIT
-    return PricingResult([k for k, _ in items], [r for _, r in items], bound, complete, method,
+    return PricingResult(clauses, rcs_all[order].tolist(), bound, complete, method,
                          term, time.perf_counter() - t0, generated, best_clause=best[1])
+
+
+def _clause_keys(C: np.ndarray, d: int) -> np.ndarray:
+    """Keys of clauses given as rows of sorted literals (< ``d``), equal iff the clauses are:
+    the rows read as numbers in base ``d`` when that fits in 62 bits, else the rows' bytes."""
+    k = C.shape[1]
+    if k * math.log2(max(d, 2)) < 62:
+        return C.astype(np.int64) @ (np.int64(d) ** np.arange(k, dtype=np.int64))
+    return np.ascontiguousarray(C, dtype=np.int64).view(np.dtype((np.void, 8 * k))).ravel()
 
 
 # ---- beam search ---------------------------------------------------------------------------
