@@ -90,7 +90,8 @@ def fit_eval(clf, X, y, tr, te):
     fit_time = time.perf_counter() - t0
     acc = float((clf.predict(X.iloc[te]) == y[te]).mean())
     c = clf.certificate_
-    return {"acc": acc, "complexity": int(clf.complexity_), "time": fit_time,
+    return {"acc": acc, "train_acc": float((clf.predict(X.iloc[tr]) == y[tr]).mean()),
+            "complexity": int(clf.complexity_), "time": fit_time,
             "objective": c.objective, "bound": c.lower_bound, "rel_gap": c.rel_gap,
             "termination": c.termination.value, "bound_kind": c.stats.get("bound_kind")}
 
