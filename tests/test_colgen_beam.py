@@ -1,6 +1,7 @@
-"""Beam-search pricing for Boolean rule-set column generation: returned clauses are exact and
-improving, the search is exhaustive with a wide beam, it honours its deadline, it proves
-nothing, and column generation with it stays exact on tiny instances."""
+"""Beam-search pricing for Boolean rule-set column generation: returned clauses are exact,
+improving and of distinct coverages, the search is the documented one (a plain per-node
+reference in exact arithmetic, ties included), exhaustive with a wide beam, it honours its
+deadline, it proves nothing, and column generation with it stays exact on tiny instances."""
 import itertools
 import math
 import time
@@ -9,8 +10,9 @@ import numpy as np
 import pytest
 
 from rulecert.certificate import Termination
-from rulecert.mipmodels.colgen import (ColGenOptions, PricingInstance, beam_pricing,
-                                       bnb_pricing, brute_force_ruleset, solve)
+from rulecert.mipmodels.colgen import (ColGenOptions, PricingInstance, bnb_pricing,
+                                       brute_force_ruleset, solve)
+from rulecert.mipmodels.colgen.beam import beam_pricing
 from rulecert.objectives_ruleset import ruleset_objective
 from rulecert.problem import RuleProblem
 from test_colgen import _instance   # the tiny random instances of the column-generation tests
@@ -42,6 +44,8 @@ def test_returned_clauses_are_exact_improving_distinct_and_sorted(seed):
     assert len(r.clauses) == len(r.reduced_costs) <= 7
     assert len(set(r.clauses)) == len(r.clauses)
     assert r.reduced_costs == sorted(r.reduced_costs)
+    covs = {np.logical_and.reduce(X[:, list(cl)], axis=1).tobytes() for cl in r.clauses}
+    assert len(covs) == len(r.clauses)       # distinct coverages
     for cl, rc in zip(r.clauses, r.reduced_costs):
         assert cl == tuple(sorted(set(cl))) and 1 <= len(cl) <= D
         assert all(0 <= j < X.shape[1] for j in cl)
@@ -130,6 +134,185 @@ def test_deadline_in_the_past_returns_quickly_with_time_limit():
         assert math.isclose(_exact_rc(X, v, -1.0, 0.0, cl), rc, abs_tol=1e-9)
     full = beam_pricing(inst, beam_width=50)
     assert full.termination is Termination.ITERATION_LIMIT and full.generated > r.generated
+
+
+def test_deadline_in_the_near_future_is_honoured():
+    # pima-sized (G = 700, d = 150), a wide and deep beam: it stops within a few milliseconds
+    # of its deadline (generous margin for a loaded machine) and what it holds is exact
+    rng = np.random.default_rng(0)
+    X = rng.random((700, 150)) < 0.5
+    v = np.where(rng.random(700) < 0.3, -0.05, 0.2)
+    inst = PricingInstance(X, v, 0.5, 0.01, 26, np.arange(150))
+    full = beam_pricing(inst, beam_width=160, threshold=-1e-7)
+    cut = 0
+    for delay in (0.002, 0.005, 0.01):
+        start = time.perf_counter()
+        r = beam_pricing(inst, beam_width=160, threshold=-1e-7, deadline=start + delay)
+        assert time.perf_counter() - (start + delay) < 0.05
+        if r.termination is Termination.TIME_LIMIT:
+            cut += 1
+            assert r.generated < full.generated
+        else:                  # finished before its deadline (a very fast machine)
+            assert r.generated == full.generated and r.clauses == full.clauses
+        for cl, rc in zip(r.clauses, r.reduced_costs):
+            assert math.isclose(_exact_rc(X, v, 0.5, 0.01, cl), rc, abs_tol=1e-9)
+    assert cut >= 1
+
+
+def test_blas_thread_setting_is_restored():
+    threadpoolctl = pytest.importorskip("threadpoolctl")
+    before = [lib["num_threads"] for lib in threadpoolctl.threadpool_info()]
+    X, v, const, lit = _random_pricing(4, G=300, d=30)
+    beam_pricing(PricingInstance(X, v, const, lit, 4, np.arange(30)), beam_width=20)
+    assert [lib["num_threads"] for lib in threadpoolctl.threadpool_info()] == before
+
+
+# ---- the documented search, in exact arithmetic ----------------------------------------------
+def _reference_beam(X, v, const, lit, D, B, K, threshold, max_width=None):
+    """The beam search as documented, node by node in plain Python (one clause at a time).
+    With integer weights every sum is exact, so ties are real ties and must be broken as
+    documented: reduced cost, then length, then clause for the output; score, then the
+    parent's place in the beam, then the literal for the beam."""
+    G, d = X.shape
+
+    def cov(cl):
+        return frozenset(g for g in range(G) if all(X[g, j] for j in cl))
+
+    def rc(cl, c):
+        return const + lit * len(cl) + sum(v[g] for g in c)
+
+    def lb(cl, c):
+        return const + lit * (len(cl) + 1) + sum(min(v[g], 0) for g in c)
+
+    def once(B):
+        found = {}
+
+        def offer(r, cl, c):
+            if c not in found or (r, len(cl), cl) < found[c]:
+                found[c] = (r, len(cl), cl)
+
+        def prune():
+            if K is None or len(found) < K:
+                return threshold
+            keep = sorted(found.items(), key=lambda kv: kv[1])[:K]
+            found.clear()
+            found.update(keep)
+            return min(threshold, keep[-1][1][0])
+
+        covs = [cov((j,)) for j in range(d)]
+        rc1 = [rc((j,), covs[j]) for j in range(d)]
+        best = min((rc1[j], j) for j in range(d))
+        best = (best[0], (best[1],))
+        generated = d
+        imp = sorted((j for j in range(d) if rc1[j] < threshold), key=lambda j: (rc1[j], j))
+        for j in imp[:K] if K is not None else imp:
+            offer(rc1[j], (j,), covs[j])
+        cut = prune()
+        nodes, truncated = [], False
+        if D >= 2:
+            ok = [j for j in range(d) if lb((j,), covs[j]) < cut]
+            truncated = len(ok) > B
+            seen = set()
+            for j in sorted(ok, key=lambda j: (0.5 * rc1[j] + 0.5 * lb((j,), covs[j]), j)):
+                if covs[j] not in seen and len(nodes) < B:
+                    seen.add(covs[j])
+                    nodes.append(((j,), covs[j]))
+        level = 1
+        while nodes and level < D:
+            deeper = level + 2 <= D
+            cands = []
+            for p, (cl, c) in enumerate(nodes):
+                kids = {j: tuple(sorted(cl + (j,))) for j in range(d) if j not in cl}
+                kc = {j: cov(k) for j, k in kids.items()}
+                sel = [j for j in kids if not (lit >= 0 and kc[j] == c)]
+                generated += len(sel)
+                if not sel:
+                    continue
+                rcs = {j: rc(kids[j], kc[j]) for j in sel}
+                jm = min(sel, key=lambda j: (rcs[j], j))
+                if rcs[jm] < best[0]:
+                    best = (rcs[jm], kids[jm])
+                imp = sorted((j for j in sel if rcs[j] < threshold), key=lambda j: (rcs[j], j))
+                for j in imp[:K] if K is not None else imp:
+                    offer(rcs[j], kids[j], kc[j])
+                if deeper:
+                    sc = {j: 0.5 * rcs[j] + 0.5 * lb(kids[j], kc[j]) for j in sel}
+                    ok = sorted((j for j in sel if lb(kids[j], kc[j]) < cut),
+                                key=lambda j: (sc[j], j))
+                    truncated |= len(ok) > B
+                    cands += [(sc[j], p, j, kids[j], kc[j]) for j in ok[:B]]
+            cut = prune()
+            if not cands:
+                break
+            truncated |= len(cands) > B
+            nodes, seen = [], set()
+            for _, _, _, k, c in sorted(cands, key=lambda t: t[:3]):
+                if c not in seen and len(nodes) < B:
+                    seen.add(c)
+                    nodes.append((k, c))
+            level += 1
+        items = sorted(found.values())
+        if K is not None:
+            items = items[:K]
+        return [t[2] for t in items], [t[0] for t in items], generated, best, truncated
+
+    width, generated, best = B, 0, None
+    while True:
+        cls, rcs, gen, b, truncated = once(width)
+        generated += gen
+        if best is None or b[0] < best[0]:
+            best = b
+        if cls or max_width is None or 2 * width > max_width or not truncated:
+            return cls, rcs, generated, best[1]
+        width *= 2
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_same_search_as_the_plain_reference_with_ties(seed):
+    # integer weights: all sums are exact, so ties (many: few distinct weights, duplicated
+    # rows and columns) are real and the order between tied clauses is the documented one
+    rng = np.random.default_rng(seed + 500)
+    G, d = int(rng.integers(1, 40)), int(rng.integers(1, 9))
+    X = rng.random((G, d)) < rng.uniform(0.3, 0.9)
+    if d > 1 and seed % 3 == 0:
+        X[:, rng.integers(d)] = X[:, rng.integers(d)]
+    if G > 1 and seed % 4 == 0:
+        X[rng.integers(G)] = X[rng.integers(G)]
+    v = rng.integers(-3, 4, size=G).astype(float)
+    const, lit = float(rng.integers(-2, 3)), float(rng.integers(-1, 2)) / 2
+    for _ in range(3):
+        D, B = int(rng.integers(1, 6)), int(rng.choice([1, 2, 3, 5, 8]))
+        K = [None, 1, 3, 50][int(rng.integers(4))]
+        thr = float(rng.choice([0.0, 1.0, -1.0]))
+        mw = [None, 8 * B][int(rng.integers(2))]
+        inst = PricingInstance(X, v, const, lit, D, np.arange(d))
+        r = beam_pricing(inst, threshold=thr, beam_width=B, max_return=K, max_width=mw)
+        cls, rcs, generated, best = _reference_beam(X, v, const, lit, D, B, K, thr, mw)
+        assert r.clauses == cls
+        assert r.reduced_costs == rcs
+        assert r.generated == generated
+        assert r.best_clause == best
+        assert r.termination is Termination.ITERATION_LIMIT
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_batching_does_not_change_the_result(seed, monkeypatch):
+    # one node per product, the one-product path only, the two-product path only, more
+    # than 256 groups (products in chunks): weights on a dyadic grid make every sum exact,
+    # whatever its order, so the results must be identical
+    from rulecert.mipmodels.colgen import beam
+    X, v, const, lit = _random_pricing(seed + 900, G=[200, 700][seed % 3 == 0], d=25)
+    v = np.round(v * 8) / 8 - 0.25
+    const, lit = round(const * 8) / 8, [1, -1][seed % 2] * round(lit * 16) / 16
+    inst = PricingInstance(X, v, const, lit, 6, np.arange(25))
+    kw = dict(threshold=-1e-7, beam_width=12, max_return=[None, 5][seed % 2], max_width=48)
+    ref = beam_pricing(inst, **kw)
+    for flops, small in ((1, 8), (1e12, 10**9), (1e12, 0), (2e4, 0)):
+        monkeypatch.setattr(beam, "_BATCH_FLOPS", flops)
+        monkeypatch.setattr(beam, "_SMALL_BATCH", small)
+        r = beam_pricing(inst, **kw)
+        assert (r.clauses, r.reduced_costs, r.generated, r.best_clause) == \
+            (ref.clauses, ref.reduced_costs, ref.generated, ref.best_clause)
 
 
 def test_bad_beam_width_raises():

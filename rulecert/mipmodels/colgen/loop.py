@@ -84,8 +84,9 @@ from .. import cpsat as cx
 from .. import highs as hx
 from .master import RestrictedMaster
 from .bnb import branch_and_bound
-from .pricing import (PricingInstance, beam_pricing, bnb_pricing, cpsat_pricing,
-                      heuristic_pricing, make_instance, single_literal_bound)
+from .beam import beam_pricing
+from .pricing import (PricingInstance, bnb_pricing, cpsat_pricing, heuristic_pricing,
+                      make_instance, single_literal_bound)
 
 log = logging.getLogger(__name__)
 
