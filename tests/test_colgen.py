@@ -451,3 +451,35 @@ def test_cpsat_pricing_stopped_before_any_bound_proves_nothing(seed):
                      pricing_deterministic_time=1e-9, close_gap=False)
     _, bf_obj = brute_force_ruleset(X, y, 8, 3)
     _check_certificate(cert, rs, p, bf_obj, 8)
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_support_ip_is_the_optimum_over_its_columns(seed):
+    """The restricted IP over the LP support: its selection is feasible, no worse than the
+    start it is given, and (solved without a limit) the brute-force optimum over exactly the
+    support columns and the start's columns."""
+    from rulecert.mipmodels.colgen.loop import _support_ip
+    rng = np.random.default_rng(seed)
+    P, m, C = 12, 14, 9
+    covers = [np.flatnonzero(rng.random(P) < 0.4) for _ in range(m)]
+    costs = rng.integers(0, 4, size=m).astype(float)
+    cpx = rng.integers(2, 5, size=m)
+    master = RestrictedMaster(np.ones(P), C)
+    master.add_columns(covers, costs, cpx)
+    res, _, _ = master.solve_lp(None)
+    w_lp = master.clause_values(res.x)
+    start = np.zeros(m, dtype=bool)
+    start[int(np.argmin(cpx))] = True
+    start_obj = master.selection_objective(start)
+    sel, info = _support_ip(master, w_lp, start, start_obj, 0, 1e-9, None)
+    cols = np.flatnonzero((w_lp > 1e-6) | start)
+    if cols.size == m:
+        assert sel is None and info == {}
+        return
+    assert info["columns"] == cols.size and info["termination"] == "optimal"
+    assert sel is not None and not sel[np.setdiff1d(np.arange(m), cols)].any()
+    assert cpx[sel].sum() <= C and master.selection_objective(sel) <= start_obj + 1e-9
+    best = min(master.selection_objective(np.isin(np.arange(m), sub))
+               for r in range(cols.size + 1) for sub in itertools.combinations(cols, r)
+               if cpx[list(sub)].sum() <= C)
+    assert math.isclose(master.selection_objective(sel), best, abs_tol=1e-9)

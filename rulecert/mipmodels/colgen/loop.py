@@ -31,7 +31,9 @@ Algorithm
    pricing finds nothing within its limits, or at ``max_iter`` / ``max_columns`` / the
    time limit.
 4. Restricted master IP in HiGHS (the same object, clause columns switched to binary),
-   warm-started from the better of a greedy rounding of the LP and a greedy cover.
+   warm-started from the best of a greedy rounding of the LP, a greedy cover and the IP
+   over the LP solution's support alone (a small IP given at most half the time left: when
+   the full restricted IP stalls under a time limit, its start is what is returned).
 5. Optional gap closing (``close_gap``): every clause whose reduced cost is small enough to
    appear in a better solution is enumerated and added, then the IP is re-solved (below).
 
@@ -499,6 +501,8 @@ def solve(problem, options: ColGenOptions | None = None, **kwargs):
 
     # ---- restricted master IP -----------------------------------------------------------
     w_lp = None
+    support_info: dict = {}
+    ip_gap = (1.0 - 1e-6) if st.integral else 1e-9   # an integral objective moves by >= 1
     if not master.is_mip and master.n_columns and stop != "lp_failed":
         # the last batch of columns may not be in the LP solution yet: re-solve once (cheap)
         ta = time.perf_counter()
@@ -508,6 +512,15 @@ def solve(problem, options: ColGenOptions | None = None, **kwargs):
             w_lp = master.clause_values(res_lp.x)
     selected, ws_obj = _greedy_selection(master, st, w_lp)
     ip_start = "greedy"
+    if w_lp is not None:
+        # the IP over the LP solution's support: small, usually solved at once, and a far
+        # better start than the greedy one when the full restricted IP stalls
+        ta = time.perf_counter()
+        sel_s, support_info = _support_ip(master, w_lp, selected, ws_obj, o.seed, ip_gap,
+                                          None if end is None else 0.5 * left(end))
+        times["ip"] += time.perf_counter() - ta
+        if sel_s is not None and master.selection_objective(sel_s) < ws_obj - 1e-9:
+            selected, ws_obj, ip_start = sel_s, master.selection_objective(sel_s), "LP support IP"
     if o.initial_solution:
         sel0 = np.zeros(master.n_columns, dtype=bool)
         for cl in map(clean, o.initial_solution):
@@ -526,7 +539,7 @@ def solve(problem, options: ColGenOptions | None = None, **kwargs):
         """Restricted IP warm-started from ``selected``; returns the better selection."""
         ta = time.perf_counter()
         res = master.solve_ip(left(end) if end is not None else math.inf, selected,
-                              mip_abs_gap=(1.0 - 1e-6) if st.integral else 1e-9,
+                              mip_abs_gap=ip_gap,
                               warm_start_objective=incumbent_obj, node_limit=o.ip_node_limit)
         times["ip"] += time.perf_counter() - ta
         if res.x is not None:
@@ -618,7 +631,7 @@ def solve(problem, options: ColGenOptions | None = None, **kwargs):
                "lp_converged": stop == "converged", "lp_bound_attained": stop in ("converged", "lp_bound_attained"), "pricing_calls": calls, "pricing_log": pricing_log,
                "sampled_pricing": sampled_any, "max_clause_length": st.D,
                "complexity_bound": st.C, "form": o.form, "integral_objective": st.integral,
-               "restricted_ip_objective": ip_obj, "restricted_ip_start": ip_start, "restricted_ip_bound": ip_bound,
+               "restricted_ip_objective": ip_obj, "restricted_ip_start": ip_start, "support_ip": support_info, "restricted_ip_bound": ip_bound,
                "restricted_ip_termination": None if ip_res is None else ip_res.termination.value,
                "gap_closing": gap_info, "time": {**times, "column_generation": cg_time},
                "hamming_loss": score.hamming_loss, "complexity": rs.complexity,
@@ -626,6 +639,29 @@ def solve(problem, options: ColGenOptions | None = None, **kwargs):
                "column_pool": [list(c) for c in st.clauses],
                "solution_clauses": [list(c) for c in clauses]})
     return rs, cert
+
+
+def _support_ip(master: RestrictedMaster, w_lp, selected, objective, seed, mip_abs_gap,
+                time_limit):
+    """The restricted IP over only the columns in the support of the LP solution ``w_lp``
+    and in ``selected`` (a feasible selection of objective ``objective``, its warm start);
+    returns its best selection (over all columns), or None if it found none or would not be
+    smaller than the full restricted IP, and a summary for the certificate's stats."""
+    cols = np.flatnonzero((w_lp > 1e-6) | selected)
+    if cols.size == 0 or cols.size == master.n_columns:
+        return None, {}
+    sub = RestrictedMaster(master.fn_cost, master.C, seed=seed)
+    sub.add_columns([master.covers[k] for k in cols], np.asarray(master.costs)[cols],
+                    np.asarray(master.complexities)[cols])
+    res = sub.solve_ip(math.inf if time_limit is None else time_limit, selected[cols],
+                       mip_abs_gap=mip_abs_gap, warm_start_objective=objective)
+    info = {"columns": int(cols.size), "termination": res.termination.value,
+            "objective": res.objective, "wall_time": res.wall_time}
+    if res.x is None:
+        return None, info
+    sel = np.zeros(master.n_columns, dtype=bool)
+    sel[cols[sub.clause_values(res.x) > 0.5]] = True
+    return sel, info
 
 
 def _greedy_selection(master: RestrictedMaster, st: _State, w_lp):
