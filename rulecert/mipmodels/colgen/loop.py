@@ -517,7 +517,8 @@ def solve(problem, options: ColGenOptions | None = None, **kwargs):
         # better start than the greedy one when the full restricted IP stalls
         ta = time.perf_counter()
         sel_s, support_info = _support_ip(master, w_lp, selected, ws_obj, o.seed, ip_gap,
-                                          None if end is None else 0.5 * left(end))
+                                          None if end is None else 0.5 * left(end),
+                                          o.ip_node_limit)
         times["ip"] += time.perf_counter() - ta
         if sel_s is not None and master.selection_objective(sel_s) < ws_obj - 1e-9:
             selected, ws_obj, ip_start = sel_s, master.selection_objective(sel_s), "LP support IP"
@@ -642,7 +643,7 @@ def solve(problem, options: ColGenOptions | None = None, **kwargs):
 
 
 def _support_ip(master: RestrictedMaster, w_lp, selected, objective, seed, mip_abs_gap,
-                time_limit):
+                time_limit, node_limit=None):
     """The restricted IP over only the columns in the support of the LP solution ``w_lp``
     and in ``selected`` (a feasible selection of objective ``objective``, its warm start);
     returns its best selection (over all columns), or None if it found none or would not be
@@ -654,7 +655,8 @@ def _support_ip(master: RestrictedMaster, w_lp, selected, objective, seed, mip_a
     sub.add_columns([master.covers[k] for k in cols], np.asarray(master.costs)[cols],
                     np.asarray(master.complexities)[cols])
     res = sub.solve_ip(math.inf if time_limit is None else time_limit, selected[cols],
-                       mip_abs_gap=mip_abs_gap, warm_start_objective=objective)
+                       mip_abs_gap=mip_abs_gap, warm_start_objective=objective,
+                       node_limit=node_limit)
     info = {"columns": int(cols.size), "termination": res.termination.value,
             "objective": res.objective, "wall_time": res.wall_time}
     if res.x is None:
