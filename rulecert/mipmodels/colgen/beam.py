@@ -167,14 +167,12 @@ class _Data:
         self.v = inst.v
         self.vneg = np.minimum(inst.v, 0.0)
         self.align = _ROW_ALIGN
-        self._XT = self._XTp = self._notXTpT = None
+        self._XTp = self._notXTpT = None
 
     @property
     def XT(self) -> np.ndarray:
-        """``X.T`` contiguous (literal ``j``'s coverage is row ``j``)."""
-        if self._XT is None:
-            self._XT = np.ascontiguousarray(self.X.T)
-        return self._XT
+        """``X.T`` contiguous (literal ``j``'s coverage is row ``j``; the instance's)."""
+        return self.inst.XT
 
     @property
     def XTp(self) -> np.ndarray:

@@ -520,8 +520,9 @@ def solve(problem, options: ColGenOptions | None = None, **kwargs):
                                           None if end is None else 0.5 * left(end),
                                           o.ip_node_limit)
         times["ip"] += time.perf_counter() - ta
-        if sel_s is not None and master.selection_objective(sel_s) < ws_obj - 1e-9:
-            selected, ws_obj, ip_start = sel_s, master.selection_objective(sel_s), "LP support IP"
+        obj_s = math.inf if sel_s is None else master.selection_objective(sel_s)
+        if obj_s < ws_obj - 1e-9:
+            selected, ws_obj, ip_start = sel_s, obj_s, "LP support IP"
     if o.initial_solution:
         sel0 = np.zeros(master.n_columns, dtype=bool)
         for cl in map(clean, o.initial_solution):

@@ -79,13 +79,21 @@ class PricingInstance:
     def __post_init__(self):
         self.X = np.ascontiguousarray(self.X, dtype=bool)
         self.v = np.asarray(self.v, dtype=float)
-        self._Xf = None
+        self._Xf = self._XT = None
 
     @property
     def Xf(self) -> np.ndarray:
         if self._Xf is None:
             self._Xf = self.X.astype(np.float64)
         return self._Xf
+
+    @property
+    def XT(self) -> np.ndarray:
+        """``X.T`` contiguous (literal ``j``'s coverage is row ``j``), shared by the pricers
+        that run on this instance."""
+        if self._XT is None:
+            self._XT = np.ascontiguousarray(self.X.T)
+        return self._XT
 
     @property
     def n_features(self) -> int:
@@ -197,7 +205,7 @@ def heuristic_pricing(inst: PricingInstance, *, threshold: float = 0.0, max_leng
     d = inst.n_features
     if d == 0:
         return PricingResult([], [], math.inf, True, method, Termination.OPTIMAL, 0.0)
-    XT = np.ascontiguousarray(X.T)
+    XT = inst.XT
     VX = np.stack((v, vneg))                 # one product gives rc and extension bound sums
     found_cl: list[np.ndarray] = []          # clauses below the threshold, in generation order
     found_rc: list[np.ndarray] = []
@@ -260,12 +268,9 @@ def heuristic_pricing(inst: PricingInstance, *, threshold: float = 0.0, max_leng
             crc, clb = rcs[pi[first], ji[first]], lbs[pi[first], ji[first]]
             owner = pi[first]
             # the caps are checked before each clause is extended, as one at a time would
-            gen_before = generated + np.concatenate(([0], np.cumsum(np.bincount(owner, minlength=m))[:-1]))
-            over = gen_before >= max_generated
+            over = generated + _counts_before(owner, m) >= max_generated
             if max_found is not None:
-                fb = n_found + np.concatenate(
-                    ([0], np.cumsum(np.bincount(owner[crc < threshold], minlength=m))[:-1]))
-                over |= fb > max_found
+                over |= n_found + _counts_before(owner[crc < threshold], m) > max_found
             k = int(np.argmax(over)) if over.any() else m
             if k < m:
                 stop, timed_out = s + k, False
@@ -316,6 +321,11 @@ def heuristic_pricing(inst: PricingInstance, *, threshold: float = 0.0, max_leng
         term = Termination.ITERATION_LIMIT
     return PricingResult(clauses, rcs_all[order].tolist(), bound, complete, method,
                          term, time.perf_counter() - t0, generated, best_clause=best[1])
+
+
+def _counts_before(owner: np.ndarray, m: int) -> np.ndarray:
+    """For each of ``m`` nodes, how many entries of ``owner`` name an earlier node."""
+    return np.concatenate(([0], np.cumsum(np.bincount(owner, minlength=m))[:-1]))
 
 
 def _clause_keys(C: np.ndarray, d: int) -> np.ndarray:
