@@ -84,6 +84,7 @@ from ...objectives_ruleset import ruleset_objective
 from ...ruleset import RuleSet
 from .. import cpsat as cx
 from .. import highs as hx
+from .localsearch import SelectionSearch, local_search
 from .master import RestrictedMaster
 from .bnb import branch_and_bound
 from .beam import beam_pricing
@@ -95,6 +96,8 @@ log = logging.getLogger(__name__)
 PRICING_MODES = ("auto", "exact", "bnb", "heuristic")
 BEAM_WIDENING = 32
 """A beam search that finds nothing is retried with its width doubled up to this factor."""
+LOCAL_SEARCH_SHARE = 0.2
+"""Share of the time left that the local search for the restricted IP's start may use."""
 
 
 @dataclasses.dataclass
@@ -298,7 +301,7 @@ def solve(problem, options: ColGenOptions | None = None, **kwargs):
     master = RestrictedMaster(st.a, st.C, threads=1, seed=o.seed)
     ub_empty = float(st.a.sum())
     times = {"lp": 0.0, "pricing_heuristic": 0.0, "pricing_beam": 0.0, "pricing_bnb": 0.0,
-             "pricing_cpsat": 0.0, "ip": 0.0, "close_gap": 0.0}
+             "pricing_cpsat": 0.0, "local_search": 0.0, "ip": 0.0, "close_gap": 0.0}
     calls = {"heuristic": 0, "beam": 0, "bnb": 0, "cp-sat": 0}
     history: list[dict] = []
     pricing_log: list[dict] = []
@@ -510,8 +513,12 @@ def solve(problem, options: ColGenOptions | None = None, **kwargs):
         times["lp"] += time.perf_counter() - ta
         if res_lp.x is not None:
             w_lp = master.clause_values(res_lp.x)
-    selected, ws_obj = _greedy_selection(master, st, w_lp)
-    ip_start = "greedy"
+    ta = time.perf_counter()
+    selected, ws_obj, ls_info = _greedy_selection(
+        master, st, w_lp, seed=o.seed,
+        deadline=None if end is None else ta + LOCAL_SEARCH_SHARE * left(end))
+    times["local_search"] += time.perf_counter() - ta
+    ip_start = "greedy + local search"
     if w_lp is not None:
         # the IP over the LP solution's support: small, usually solved at once, and a far
         # better start than the greedy one when the full restricted IP stalls
@@ -633,7 +640,7 @@ def solve(problem, options: ColGenOptions | None = None, **kwargs):
                "lp_converged": stop == "converged", "lp_bound_attained": stop in ("converged", "lp_bound_attained"), "pricing_calls": calls, "pricing_log": pricing_log,
                "sampled_pricing": sampled_any, "max_clause_length": st.D,
                "complexity_bound": st.C, "form": o.form, "integral_objective": st.integral,
-               "restricted_ip_objective": ip_obj, "restricted_ip_start": ip_start, "support_ip": support_info, "restricted_ip_bound": ip_bound,
+               "restricted_ip_objective": ip_obj, "restricted_ip_start": ip_start, "local_search": ls_info, "support_ip": support_info, "restricted_ip_bound": ip_bound,
                "restricted_ip_termination": None if ip_res is None else ip_res.termination.value,
                "gap_closing": gap_info, "time": {**times, "column_generation": cg_time},
                "hamming_loss": score.hamming_loss, "complexity": rs.complexity,
@@ -667,67 +674,43 @@ def _support_ip(master: RestrictedMaster, w_lp, selected, objective, seed, mip_a
     return sel, info
 
 
-def _greedy_selection(master: RestrictedMaster, st: _State, w_lp):
+def _greedy_selection(master: RestrictedMaster, st: _State, w_lp, *, seed: int = 0,
+                      deadline: float | None = None):
     """A feasible 0/1 selection to warm-start the restricted IP: the better of (a) columns in
     decreasing LP value added while the complexity fits and the objective decreases and (b)
     the greedy covering rule (repeatedly add the column with the largest objective decrease
-    per unit of complexity), each followed by dropping columns whose removal helps."""
+    per unit of complexity), then improved by local search (``localsearch``: add / drop /
+    swap descent and iterated kicks, until ``deadline``).  Returns ``(selection, objective,
+    info)``."""
     m = master.n_columns
     empty = np.zeros(m, dtype=bool)
     if m == 0:
-        return empty, master.selection_objective(empty)
-    P = master.n_pos
-    cpx = np.asarray(master.complexities, dtype=float)
-    costs = np.asarray(master.costs, dtype=float)
-    a = master.fn_cost
-    A = np.zeros((m, P), dtype=bool)
+        return empty, master.selection_objective(empty), {}
+    A = np.zeros((m, master.n_pos), dtype=bool)
     for k, cov in enumerate(master.covers):
         A[k, cov] = True
-    Af = A.astype(float)
-    budget = math.inf if st.C is None else st.C + 1e-9
-
-    def improve(sel):
-        # drop columns whose removal does not increase the objective
-        changed = True
-        while changed:
-            changed = False
-            base = master.selection_objective(sel)
-            for k in np.flatnonzero(sel):
-                sel[k] = False
-                if master.selection_objective(sel) <= base - 1e-12:
-                    changed = True
-                    break
-                sel[k] = True
-        return sel
-
+    search = SelectionSearch(A, master.fn_cost, np.asarray(master.costs, dtype=float),
+                             np.asarray(master.complexities, dtype=float),
+                             math.inf if st.C is None else st.C)
     # (a) LP order
     sel_a = empty.copy()
-    best_a = master.selection_objective(sel_a)
-    order = np.lexsort((costs, -(w_lp if w_lp is not None else np.zeros(m))))
+    best_a = search.objective(sel_a)
+    order = np.lexsort((search.costs, -(w_lp if w_lp is not None else np.zeros(m))))
     used = 0.0
     for k in order:
-        if used + cpx[k] > budget:
+        if used + search.cpx[k] > search.budget:
             continue
         sel_a[k] = True
-        val = master.selection_objective(sel_a)
+        val = search.objective(sel_a)
         if val < best_a - 1e-12:
-            best_a, used = val, used + cpx[k]
+            best_a, used = val, used + search.cpx[k]
         else:
             sel_a[k] = False
     # (b) greedy covering by gain per complexity
     sel_b = empty.copy()
-    uncovered = np.ones(P, dtype=bool)
-    used = 0.0
-    while True:
-        gain = Af @ (a * uncovered) - costs
-        ok = (~sel_b) & (used + cpx <= budget) & (gain > 1e-12)
-        if not ok.any():
-            break
-        ratio = np.where(ok, gain / cpx, -np.inf)
-        k = int(np.argmax(ratio))
-        sel_b[k] = True
-        used += cpx[k]
-        uncovered &= ~A[k]
-    sel_a, sel_b = improve(sel_a), improve(sel_b)
-    va, vb = master.selection_objective(sel_a), master.selection_objective(sel_b)
-    return (sel_a, va) if va <= vb else (sel_b, vb)
+    search.refill(sel_b)
+    va, vb = search.objective(sel_a), search.objective(sel_b)
+    start = sel_a if va <= vb else sel_b
+    sel, obj, info = local_search(search, start, seed=seed, deadline=deadline)
+    info["greedy_objective"] = min(va, vb)
+    return sel, master.selection_objective(sel), info
