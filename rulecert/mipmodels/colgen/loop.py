@@ -31,9 +31,11 @@ Algorithm
    pricing finds nothing within its limits, or at ``max_iter`` / ``max_columns`` / the
    time limit.
 4. Restricted master IP in HiGHS (the same object, clause columns switched to binary),
-   warm-started from the best of a greedy rounding of the LP, a greedy cover and the IP
-   over the LP solution's support alone (a small IP given at most half the time left: when
-   the full restricted IP stalls under a time limit, its start is what is returned).
+   warm-started from the best of (a) a greedy rounding of the LP or a greedy cover, improved
+   by local search (``localsearch.py``: add / drop / swap descent and iterated kicks, at most
+   ``LOCAL_SEARCH_SHARE`` of the time left) and (b) the IP over the LP solution's support
+   alone (a small IP given at most half the time left).  When the full restricted IP stalls
+   under a time limit, its start is what is returned.
 5. Optional gap closing (``close_gap``): every clause whose reduced cost is small enough to
    appear in a better solution is enumerated and added, then the IP is re-solved (below).
 
