@@ -11,12 +11,14 @@ BooleanRuleCGCV: C chosen by 3-fold inner cross-validation (the paper's protocol
 grid {5, 10, 15, 25, 35} below AIX360's complexity on the fold plus that complexity itself,
 then refitted, all inside the same time limit: complexity no higher, no more time.
 Printed per dataset and variant: accuracy (s.e.),
-complexity and fit seconds per fold of both, the accuracy difference, the time ratio
+complexity and fit seconds per fold of both, the accuracy difference with its paired standard
+error over the folds, the time ratio
 ours / AIX360 (from the two times measured here), and the share of our folds proven optimal.
 Our fit time includes our binarization (inside the estimator); AIX360's excludes its own.
 
     python3 -m venv /tmp/aix360-venv && /tmp/aix360-venv/bin/pip install "aix360[rbm]==0.3.0" ecos
-    python experiments/bench_brcg.py --aix360-python /tmp/aix360-venv/bin/python
+    python experiments/bench_brcg.py --aix360-python /tmp/aix360-venv/bin/python --out bench.json
+    python experiments/bench_brcg.py --report bench.json     # the table again, no fitting
 
 Without ``--aix360-python`` the AIX360 figures of the issue (measured on another machine) are
 used instead and the table says so.  The machine is shared (2 cores): run it alone.
@@ -55,6 +57,31 @@ def run_aix360(python, X, y, folds, categorical):
     return [json.loads(line) for line in out.stdout.splitlines() if line.startswith("{")]
 
 
+def paired_diff(row):
+    """Mean and standard error (over folds) of the per-fold accuracy difference ours - AIX360,
+    in points: the folds are the same, so the paired s.e. is the one that says whether the
+    difference is more than noise."""
+    d = [100 * (f["ours"]["acc"] - f["aix"]["acc"]) for f in row["folds"]]
+    return mean_se(d)
+
+
+def print_table(rows, time_factor, measured):
+    src = "measured in this run" if measured else "figures from the issue (another machine)"
+    print(f"\nAIX360 BooleanRuleCG defaults ({src}) vs rulecert, time limit {time_factor:g} x "
+          "AIX360's fit time per fold; fixed = C set to AIX360's complexity on the fold, cv = C <= "
+          "that chosen by inner CV (BooleanRuleCGCV)")
+    print("| dataset | ours | AIX360 acc % (se) / complexity / fit s | ours acc % (se) / complexity / "
+          "fit s | acc diff (paired se) | time ratio ours/AIX360 | folds ours >= AIX360 | final fit "
+          "proven optimal | train acc % AIX360 / ours |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    for r in rows:
+        d, d_se = paired_diff(r)
+        print(f"| {r['dataset']} | {r['variant']} | {r['aix_acc']:.1f} ({r['aix_se']:.1f}) / {r['aix_cpx']:.1f} / "
+              f"{r['aix_time']:.2f} | {r['acc']:.1f} ({r['se']:.1f}) / {r['cpx']:.1f} / "
+              f"{r['time']:.2f} | {d:+.1f} ({d_se:.1f}) | {r['time'] / r['aix_time']:.2f} "
+              f"| {r['wins']}/{len(r['folds'])} | {r['optimal']:.0%} | {r['aix_train']:.1f} / {r['train']:.1f} |")
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     choices = [d for d in DATASETS if d in AIX360]
@@ -72,7 +99,13 @@ def main(argv=None):
                     help="time limit when AIX360 is not run and the issue gives no time")
     ap.add_argument("--out", "--json", dest="json", default=None,
                     help="write the per-fold results as JSON here")
+    ap.add_argument("--report", default=None, metavar="JSON",
+                    help="only print the table of a JSON written by --out (no fitting)")
     args = ap.parse_args(argv)
+    if args.report:
+        with open(args.report) as fh:
+            print_table(json.load(fh), args.time_factor, measured=True)
+        return
     warnings.filterwarnings("ignore", category=UserWarning)
     from sklearn.model_selection import StratifiedKFold
 
@@ -124,19 +157,7 @@ def main(argv=None):
     if args.json:
         with open(args.json, "w") as fh:
             json.dump(rows, fh, indent=1)
-    src = "measured in this run" if measured else "figures from the issue (another machine)"
-    print(f"\nAIX360 BooleanRuleCG defaults ({src}) vs rulecert, time limit {args.time_factor:g} x "
-          "AIX360's fit time per fold; fixed = C set to AIX360's complexity on the fold, cv = C <= "
-          "that chosen by inner CV (BooleanRuleCGCV)")
-    print("| dataset | ours | AIX360 acc % (se) / complexity / fit s | ours acc % (se) / complexity / "
-          "fit s | acc diff | time ratio ours/AIX360 | folds ours >= AIX360 | final fit proven optimal "
-          "| train acc % AIX360 / ours |")
-    print("|---|---|---|---|---|---|---|---|---|")
-    for r in rows:
-        print(f"| {r['dataset']} | {r['variant']} | {r['aix_acc']:.1f} ({r['aix_se']:.1f}) / {r['aix_cpx']:.1f} / "
-              f"{r['aix_time']:.2f} | {r['acc']:.1f} ({r['se']:.1f}) / {r['cpx']:.1f} / "
-              f"{r['time']:.2f} | {r['acc'] - r['aix_acc']:+.1f} | {r['time'] / r['aix_time']:.2f} "
-              f"| {r['wins']}/{args.folds} | {r['optimal']:.0%} | {r['aix_train']:.1f} / {r['train']:.1f} |")
+    print_table(rows, args.time_factor, measured)
 
 
 if __name__ == "__main__":
