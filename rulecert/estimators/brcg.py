@@ -174,10 +174,15 @@ class BooleanRuleCGClassifier(BinaryRuleClassifier):
     def _colgen(self, Xb, y01, sw, names, complexity_bound, time_limit, seed,
                 initial_clauses=None, initial_solution=None):
         """One column-generation solve on validated binary data with this estimator's
-        options; returns ``(ruleset, certificate, column pool, solution clauses)``."""
+        options; returns ``(ruleset, certificate, column pool, solution clauses)``.
+        ``time_limit`` counts from the call: importing the solvers (about a second on the
+        first fit of a process) and building the problem count against it."""
+        t0 = time.perf_counter()
         from ..mipmodels.colgen import solve
         from ..problem import RuleProblem
         problem = RuleProblem.from_matrix(Xb, y01, names, sample_weight=sw)
+        if time_limit is not None:
+            time_limit = max(1e-3, time_limit - (time.perf_counter() - t0))
         opts = self._options(seed, complexity_bound, time_limit)
         opts.initial_clauses = initial_clauses
         opts.initial_solution = initial_solution
