@@ -190,7 +190,8 @@ def certify(names, Cs, args, log):
             t0 = time.perf_counter()
             rs, cert = solve(problem, complexity_bound=C, max_clause_length=args.max_clause_length,
                              time_limit=args.certify_time,
-                             pricing_time_limit=args.certify_pricing_time, seed=args.seed)
+                             pricing_time_limit=args.certify_pricing_time, seed=args.seed,
+                             close_gap_max_columns=args.certify_gap_columns)
             row = {"dataset": name, "n": len(y), "features": Xb.shape[1], "C": C,
                    "objective": cert.objective, "bound": cert.lower_bound,
                    "abs_gap": cert.abs_gap, "rel_gap": cert.rel_gap,
@@ -231,6 +232,8 @@ def main(argv=None):
     ap.add_argument("--certify-C", type=int, nargs="+", default=[5, 10, 15])
     ap.add_argument("--certify-time", type=float, default=300.0)
     ap.add_argument("--certify-pricing-time", type=float, default=30.0)
+    ap.add_argument("--certify-gap-columns", type=int, default=100_000,
+                    help="most clauses gap closing may enumerate in --certify runs")
     ap.add_argument("--out", default=None, help="write the results as JSON here")
     args = ap.parse_args(argv)
     warnings.filterwarnings("ignore", category=UserWarning)

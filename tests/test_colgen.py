@@ -568,3 +568,23 @@ def test_greedy_selection_with_local_search_reaches_the_optimum_on_small_masters
         assert obj >= best - 1e-9
         hits += obj <= best + 1e-9
     assert hits >= 16
+
+
+def test_gap_closing_cap_default_and_an_enumeration_cut_short_proves_nothing():
+    """Gap closing: an enumeration that reaches its cap adds nothing and proves nothing (the
+    bound stays the LP one, valid against brute force), while the full enumeration proves
+    the optimum; the cap used is in the stats."""
+    X, y = _instance(510, n=30, noise=0.3)
+    p = RuleProblem.from_matrix(X, y)
+    _, bf_obj = brute_force_ruleset(X, y, 9, 3)
+    rs, cert = solve(p, complexity_bound=9, max_clause_length=3)
+    g = cert.stats["gap_closing"]
+    assert g["cap"] == 10_000 and g["complete"] and g["enumerated"] > 2
+    assert cert.proven_optimal and cert.objective == bf_obj
+    rs, cert = solve(p, complexity_bound=9, max_clause_length=3, close_gap_max_columns=2)
+    g = cert.stats["gap_closing"]
+    assert g["cap"] == 2 and not g["complete"] and g["added"] == 0
+    _check_certificate(cert, rs, p, bf_obj, 9)
+    assert cert.stats["bound_kind"] != "reduced-cost enumeration + restricted IP"
+    with pytest.raises(ValueError, match="close_gap_max_columns"):
+        solve(p, complexity_bound=9, close_gap_max_columns=-1)
