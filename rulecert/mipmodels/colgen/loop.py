@@ -702,20 +702,18 @@ def _greedy_selection(master: RestrictedMaster, st: _State, w_lp, *, seed: int =
     search = SelectionSearch(A, master.fn_cost, np.asarray(master.costs, dtype=float),
                              np.asarray(master.complexities, dtype=float),
                              math.inf if st.C is None else st.C)
-    # (a) LP order
+    # (a) LP order: add each column that fits and lowers the objective (by what it newly covers)
     sel_a = empty.copy()
-    best_a = search.objective(sel_a)
+    uncovered = np.ones(master.n_pos, dtype=bool)
     order = np.lexsort((search.costs, -(w_lp if w_lp is not None else np.zeros(m))))
     used = 0.0
     for k in order:
         if used + search.cpx[k] > search.budget:
             continue
-        sel_a[k] = True
-        val = search.objective(sel_a)
-        if val < best_a - 1e-12:
-            best_a, used = val, used + search.cpx[k]
-        else:
-            sel_a[k] = False
+        if float(search.a[A[k] & uncovered].sum()) - search.costs[k] > 1e-12:
+            sel_a[k] = True
+            used += search.cpx[k]
+            uncovered &= ~A[k]
     # (b) greedy covering by gain per complexity
     sel_b = empty.copy()
     search.refill(sel_b)
