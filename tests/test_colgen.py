@@ -547,27 +547,31 @@ def test_local_search_ends_in_a_local_optimum_no_worse_than_its_start(seed):
 
 def test_greedy_selection_with_local_search_reaches_the_optimum_on_small_masters():
     """On 20 small random masters the warm start (greedy + local search) is the brute-force
-    optimum of the restricted IP on most, and never worse than the plain greedy start."""
+    optimum of the restricted IP on most, never worse than the plain greedy start
+    (``improve=False``), and optimal more often than it."""
     from rulecert.mipmodels.colgen.loop import _greedy_selection
 
     class _St:
         pass
 
-    hits = 0
+    hits = greedy_hits = 0
     for seed in range(20):
         master, A, a, costs, cpx, C = _selection_instance(seed)
         st = _St()
         st.C = C
         sel, obj, info = _greedy_selection(master, st, None, seed=seed)
         assert cpx[sel].sum() <= C and math.isclose(obj, master.selection_objective(sel))
-        assert obj <= info["greedy_objective"] + 1e-9
+        sel0, obj0, info0 = _greedy_selection(master, st, None, seed=seed, improve=False)
+        assert info0 == {"greedy_objective": obj0} and cpx[sel0].sum() <= C
+        assert math.isclose(obj0, info["greedy_objective"]) and obj <= obj0 + 1e-9
         m = len(costs)
         best = min(master.selection_objective(np.isin(np.arange(m), sub))
                    for r in range(m + 1) for sub in itertools.combinations(range(m), r)
                    if cpx[list(sub)].sum() <= C)
         assert obj >= best - 1e-9
         hits += obj <= best + 1e-9
-    assert hits >= 16
+        greedy_hits += obj0 <= best + 1e-9
+    assert hits >= 16 and greedy_hits < hits
 
 
 def test_gap_closing_cap_default_and_an_enumeration_cut_short_proves_nothing():
@@ -588,3 +592,18 @@ def test_gap_closing_cap_default_and_an_enumeration_cut_short_proves_nothing():
     assert cert.stats["bound_kind"] != "reduced-cost enumeration + restricted IP"
     with pytest.raises(ValueError, match="close_gap_max_columns"):
         solve(p, complexity_bound=9, close_gap_max_columns=-1)
+
+
+@pytest.mark.parametrize("local_search", [True, False])
+def test_local_search_option_switches_the_start_and_keeps_results_valid(local_search):
+    """``local_search=False`` starts the restricted IP from the plain greedy selection (no
+    search in the stats); either way the certificate is valid against brute force."""
+    X, y = _instance(520, n=30, noise=0.3)
+    p = RuleProblem.from_matrix(X, y)
+    _, bf_obj = brute_force_ruleset(X, y, 9, 3)
+    rs, cert = solve(p, complexity_bound=9, max_clause_length=3, max_iter=1, close_gap=False,
+                     local_search=local_search)
+    _check_certificate(cert, rs, p, bf_obj, 9)
+    info = cert.stats["local_search"]
+    assert ("kicks" in info) is local_search and "greedy_objective" in info
+    assert cert.stats["restricted_ip_start"] != ("greedy" if local_search else "greedy + local search")

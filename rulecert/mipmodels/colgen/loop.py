@@ -156,6 +156,8 @@ class ColGenOptions:
     clauses took 5 s), time that a wall-clock limit does not interrupt, so the default is
     small; raise it for certification runs (``brcg_table.py --certify`` uses 100,000)."""
     close_gap_node_limit: int | None = 100_000_000
+    local_search: bool = True
+    """Improve the restricted IP's greedy start by local search (``localsearch.py``)."""
     ip_time_fraction: float = 0.25
     """Share of ``time_limit`` kept for the restricted IP and gap closing."""
     ip_node_limit: int | None = None
@@ -524,10 +526,10 @@ def solve(problem, options: ColGenOptions | None = None, **kwargs):
             w_lp = master.clause_values(res_lp.x)
     ta = time.perf_counter()
     selected, ws_obj, ls_info = _greedy_selection(
-        master, st, w_lp, seed=o.seed,
+        master, st, w_lp, seed=o.seed, improve=o.local_search,
         deadline=None if end is None else ta + LOCAL_SEARCH_SHARE * left(end))
     times["local_search"] += time.perf_counter() - ta
-    ip_start = "greedy + local search"
+    ip_start = "greedy + local search" if o.local_search else "greedy"
     if w_lp is not None:
         # the IP over the LP solution's support: small, usually solved at once, and a far
         # better start than the greedy one when the full restricted IP stalls
@@ -685,13 +687,13 @@ def _support_ip(master: RestrictedMaster, w_lp, selected, objective, seed, mip_a
 
 
 def _greedy_selection(master: RestrictedMaster, st: _State, w_lp, *, seed: int = 0,
-                      deadline: float | None = None):
+                      deadline: float | None = None, improve: bool = True):
     """A feasible 0/1 selection to warm-start the restricted IP: the better of (a) columns in
     decreasing LP value added while the complexity fits and the objective decreases and (b)
     the greedy covering rule (repeatedly add the column with the largest objective decrease
-    per unit of complexity), then improved by local search (``localsearch``: add / drop /
-    swap descent and iterated kicks, until ``deadline``).  Returns ``(selection, objective,
-    info)``."""
+    per unit of complexity), then (``improve``) improved by local search (``localsearch``:
+    add / drop / swap descent and iterated kicks, until ``deadline``).  Returns
+    ``(selection, objective, info)``."""
     m = master.n_columns
     empty = np.zeros(m, dtype=bool)
     if m == 0:
@@ -719,6 +721,9 @@ def _greedy_selection(master: RestrictedMaster, st: _State, w_lp, *, seed: int =
     search.refill(sel_b)
     va, vb = search.objective(sel_a), search.objective(sel_b)
     start = sel_a if va <= vb else sel_b
-    sel, obj, info = local_search(search, start, seed=seed, deadline=deadline)
+    info = {}
+    sel = start
+    if improve:
+        sel, _, info = local_search(search, start, seed=seed, deadline=deadline)
     info["greedy_objective"] = min(va, vb)
     return sel, master.selection_objective(sel), info
