@@ -7,7 +7,9 @@ disjunction and the rule set predicts 1 when every clause holds.
 
 Complexity (Dash, Gunluk & Wei, NeurIPS 2018): each clause costs one plus its number of
 literals; the complexity of a rule set is the sum over its clauses.  The empty DNF predicts 0
-everywhere, the empty CNF predicts 1 everywhere.
+everywhere, the empty CNF predicts 1 everywhere.  A clause without literals is the empty
+conjunction (always true, complexity 1) in a DNF and the empty disjunction (always false) in a
+CNF: the paper's pricing problem (6)-(10) admits it, and AIX360's BooleanRuleCG returns it.
 """
 from __future__ import annotations
 
@@ -36,8 +38,6 @@ def _normalize_clause(clause) -> Clause:
         if v not in (0, 1):
             raise ValueError(f"literal value must be 0 or 1, got {v}")
         lits.append((j, v))
-    if not lits:
-        raise ValueError("a clause needs at least one literal")
     return tuple(sorted(set(lits)))
 
 
@@ -126,6 +126,8 @@ class RuleSet:
         return name if v == 1 else f"not ({name})"
 
     def clause_text(self, clause: Clause) -> str:
+        if not clause:
+            return "TRUE" if self.form == "dnf" else "FALSE"
         op = " AND " if self.form == "dnf" else " OR "
         return op.join(self.literal_text(l) for l in clause)
 

@@ -282,8 +282,12 @@ def test_ruleset_model_predict_text_json():
     assert list(RuleSet([], "cnf").predict(X)) == [1] * 4
     with pytest.raises(ValueError, match="form"):
         RuleSet([], "xor")
-    with pytest.raises(ValueError, match="at least one literal"):
-        RuleSet([()])
+    # the empty clause: always true in a DNF, always false in a CNF, complexity 1
+    for form, want in (("dnf", 1), ("cnf", 0)):
+        r = RuleSet([()], form)
+        assert list(r.predict(X)) == [want] * 4 and r.complexity == 1
+        assert ("TRUE" if form == "dnf" else "FALSE") in r.to_text()
+        assert RuleSet.from_json(r.to_json()) == r
 
 
 def test_hamming_loss_by_hand():
@@ -308,6 +312,8 @@ def test_bad_input_raises_clear_errors():
     p = RuleProblem.from_matrix(X, y)
     with pytest.raises(ValueError, match="C=1.5 < 2"):
         solve(p, complexity_bound=1.5)
+    with pytest.raises(ValueError, match="C=0.5 < 1"):
+        solve(p, complexity_bound=0.5, empty_clause=True)
     with pytest.raises(ValueError, match="max_clause_length D"):
         solve(p, max_clause_length=0)
     with pytest.raises(ValueError, match="one class"):
@@ -607,3 +613,71 @@ def test_local_search_option_switches_the_start_and_keeps_results_valid(local_se
     info = cert.stats["local_search"]
     assert ("kicks" in info) is local_search and "greedy_objective" in info
     assert cert.stats["restricted_ip_start"] != ("greedy" if local_search else "greedy + local search")
+
+
+# ---- the empty clause (paper's pricing (6)-(10) without a literal; AIX360 returns it) --------
+EMPTY_CASES = [  # seed, form, C, D, clause_penalty, literal_penalty, pricing
+    (0, "dnf", 1, 3, 0.0, 0.0, "auto"), (1, "dnf", 3, 2, 0.0, 0.0, "auto"),
+    (2, "dnf", 5, 3, 0.0, 0.0, "exact"), (3, "cnf", 5, 2, 0.0, 0.0, "bnb"),
+    (4, "dnf", None, 3, 1.0, 0.5, "auto"), (5, "dnf", 7, 3, 0.0, 0.0, "auto"),
+    (6, "cnf", 1, 3, 0.0, 0.0, "auto"), (7, "dnf", 4, 3, 0.0, 0.0, "heuristic"),
+]
+
+
+def _positive_heavy(seed, n=30, d=8):
+    """Noisy labels with a large majority of the learned class: 'always true' is often best."""
+    rng = np.random.default_rng(seed)
+    X = rng.random((n, d)) < 0.5
+    y = ((X[:, 0] | X[:, 1] | (rng.random(n) < 0.6)) ^ (rng.random(n) < 0.15)).astype(int)
+    return X, y
+
+
+@pytest.mark.parametrize("case", EMPTY_CASES, ids=[f"seed{c[0]}-{c[1]}-C{c[2]}" for c in EMPTY_CASES])
+def test_empty_clause_final_ip_equals_brute_force(case):
+    seed, form, C, D, lam0, lam1, pricing = case
+    X, y = _positive_heavy(seed)
+    if form == "cnf":
+        y = 1 - y
+    problem = RuleProblem.from_matrix(X, y)
+    kw = dict(clause_penalty=lam0, literal_penalty=lam1)
+    rs, cert = solve(problem, complexity_bound=C, max_clause_length=D, form=form, pricing=pricing,
+                     empty_clause=True, pricing_deterministic_time=20.0, **kw)
+    _, bf_obj = brute_force_ruleset(X, y, C, D, form=form, empty_clause=True, **kw)
+    _, bf_plain = (None, math.inf) if C is not None and C < 2 else \
+        brute_force_ruleset(X, y, C, D, form=form, **kw)
+    assert bf_obj <= bf_plain + 1e-9          # a larger model class
+    _check_certificate(cert, rs, problem, bf_obj, C, **kw)
+    assert math.isclose(cert.objective, bf_obj, abs_tol=1e-9) and cert.proven_optimal
+    for h in cert.history:
+        assert h["lower_bound"] <= bf_obj + 1e-9
+
+
+def test_empty_clause_is_chosen_when_best_and_bounds_stay_valid_under_limits():
+    chosen = 0
+    for seed in range(12):
+        X, y = _positive_heavy(seed + 50)
+        problem = RuleProblem.from_matrix(X, y)
+        C = 3 + seed % 4
+        _, bf_obj = brute_force_ruleset(X, y, C, 3, empty_clause=True)
+        _, bf_plain = brute_force_ruleset(X, y, C, 3)
+        rs, cert = solve(problem, complexity_bound=C, max_clause_length=3, empty_clause=True,
+                         max_iter=seed % 3, close_gap=bool(seed % 2), bnb_node_limit=50)
+        _check_certificate(cert, rs, problem, bf_obj, C)
+        chosen += () in [tuple(c) for c in rs.clauses] and bf_obj < bf_plain
+    assert chosen >= 2, "the instances should make the empty clause strictly better sometimes"
+
+
+def test_empty_clause_estimator_at_complexity_one():
+    from rulecert.estimators.brcg import BooleanRuleCGClassifier, BooleanRuleCGCV
+    X, y = _positive_heavy(3)
+    clf = BooleanRuleCGClassifier(1, empty_clause=True).fit(X.astype(int), y)
+    # the only rule sets of complexity <= 1: predict 0 (loss = positives) or TRUE (negatives)
+    want_true = (y == 0).sum() < (y == 1).sum()
+    assert want_true and clf.complexity_ == 1 and "TRUE" in str(clf)
+    assert (clf.predict(X.astype(int)) == 1).all() and clf.certificate_.proven_optimal
+    with pytest.raises(ValueError, match="no clause fits"):
+        BooleanRuleCGClassifier(1).fit(X.astype(int), y)
+    with pytest.raises(ValueError, match="no clause fits"):
+        BooleanRuleCGCV([1, 5], cv=2).fit(X.astype(int), y)
+    cv = BooleanRuleCGCV([1, 5], cv=2, empty_clause=True, random_state=0).fit(X.astype(int), y)
+    assert cv.complexity_ <= cv.complexity_bound_

@@ -24,6 +24,8 @@ def add_parser(sub) -> None:
                         "within one standard error of it")
     p.add_argument("--D", dest="max_clause_length", type=int, default=None,
                    help="literals per clause (default C - 1)")
+    p.add_argument("--empty-clause", action="store_true",
+                   help="admit the empty clause (always true, complexity 1; then --C >= 1)")
     p.add_argument("--form", default="dnf", choices=["dnf", "cnf"])
     p.add_argument("--fn-weight", type=float, default=1.0, help="weight of a false negative")
     p.add_argument("--clause-penalty", type=float, default=0.0, help="objective cost per clause")
@@ -78,7 +80,8 @@ def run(args) -> int:
 
     from ..estimators.brcg import BooleanRuleCGClassifier, BooleanRuleCGCV
     Xb, y, names, desc = load_binary_data(args)
-    common = dict(max_clause_length=args.max_clause_length, form=args.form,
+    common = dict(max_clause_length=args.max_clause_length, empty_clause=args.empty_clause,
+                  form=args.form,
                   fn_weight=args.fn_weight, clause_penalty=args.clause_penalty,
                   literal_penalty=args.literal_penalty, pricing=args.pricing,
                   time_limit=args.time_limit, pricing_time_limit=args.pricing_time_limit,

@@ -30,10 +30,13 @@ class BooleanRuleCGClassifier(BinaryRuleClassifier):
 
     Parameters
     ----------
-    complexity_bound : float >= 2 or None
+    complexity_bound : float >= 2 (>= 1 with ``empty_clause``) or None
         ``C``; None uses the penalized form only (then a penalty must be > 0).
     max_clause_length : int >= 1 or None
         ``D``, literals per clause (default ``C - 1``, or 10 without ``C``).
+    empty_clause : bool
+        Admit the empty clause (always true, complexity 1), as the paper's pricing problem
+        and AIX360 do: the rule set "predict 1 everywhere" then has complexity 1.
     form : {"dnf", "cnf"}
     fn_weight : float > 0
         Weight of a false negative relative to one clause hit on a negative sample.
@@ -76,8 +79,9 @@ class BooleanRuleCGClassifier(BinaryRuleClassifier):
     """
 
     _parameter_constraints = {
-        "complexity_bound": [None, Interval(Real, 2, None, closed="left")],
+        "complexity_bound": [None, Interval(Real, 1, None, closed="left")],
         "max_clause_length": [None, Interval(Integral, 1, None, closed="left")],
+        "empty_clause": ["boolean"],
         "form": [StrOptions({"dnf", "cnf"})],
         "fn_weight": [Interval(Real, 0, None, closed="neither")],
         "clause_penalty": [Interval(Real, 0, None, closed="left")],
@@ -99,7 +103,8 @@ class BooleanRuleCGClassifier(BinaryRuleClassifier):
         "binarizer": [None, HasMethods(["fit", "transform"])],
     }
 
-    def __init__(self, complexity_bound=30, *, max_clause_length=None, form="dnf", fn_weight=1.0,
+    def __init__(self, complexity_bound=30, *, max_clause_length=None, empty_clause=False,
+                 form="dnf", fn_weight=1.0,
                  clause_penalty=0.0, literal_penalty=0.0, pricing="auto", time_limit=None,
                  pricing_time_limit=30.0, max_iter=None, bnb_node_limit=None,
                  pricing_deterministic_time=None, columns_per_iter=50, beam_width=5,
@@ -107,6 +112,7 @@ class BooleanRuleCGClassifier(BinaryRuleClassifier):
                  random_state=None, binarizer=None):
         self.complexity_bound = complexity_bound
         self.max_clause_length = max_clause_length
+        self.empty_clause = empty_clause
         self.form = form
         self.fn_weight = fn_weight
         self.clause_penalty = clause_penalty
@@ -131,6 +137,7 @@ class BooleanRuleCGClassifier(BinaryRuleClassifier):
         from ..mipmodels.colgen import ColGenOptions
         return ColGenOptions(
             complexity_bound=complexity_bound, max_clause_length=self.max_clause_length,
+            empty_clause=bool(self.empty_clause),
             form=self.form, fn_weight=float(self.fn_weight),
             clause_penalty=float(self.clause_penalty), literal_penalty=float(self.literal_penalty),
             pricing=self.pricing, time_limit=time_limit,
@@ -144,6 +151,7 @@ class BooleanRuleCGClassifier(BinaryRuleClassifier):
     def fit(self, X, y, sample_weight=None):
         t_start = time.perf_counter()
         self._validate_params()
+        _check_bound(self.complexity_bound, self.empty_clause, "complexity_bound")
         if self.complexity_bound is None and self.clause_penalty + self.literal_penalty <= 0:
             raise ValueError("complexity_bound=None (penalized form) needs clause_penalty or "
                              "literal_penalty > 0")
@@ -216,6 +224,14 @@ class BooleanRuleCGClassifier(BinaryRuleClassifier):
                 f"bound           : {self.certificate_.stats.get('bound_kind')}")
 
 
+def _check_bound(C, empty_clause, name) -> None:
+    """C >= 2, or >= 1 with the empty clause (complexity 1): otherwise no clause fits."""
+    if C is not None and C < (1 if empty_clause else 2):
+        raise ValueError(f"{name} {C:g} < {1 if empty_clause else 2}: no clause fits (a clause "
+                         "with one literal has complexity 2, the empty clause, admitted by "
+                         "empty_clause=True, complexity 1)")
+
+
 def _both_classes(y01, sw) -> bool:
     """Both classes present with positive total weight (``sw`` None: unit weights)."""
     w = np.ones(len(y01)) if sw is None else sw
@@ -262,7 +278,7 @@ class BooleanRuleCGCV(BooleanRuleCGClassifier):
 
     Parameters
     ----------
-    complexity_bounds : sequence of float >= 2
+    complexity_bounds : sequence of float >= 2 (>= 1 with ``empty_clause``)
         The grid of ``C``.
     cv : int >= 2 or a cross-validation splitter / iterable of (train, test) indices
         An int gives that many stratified folds, shuffled and seeded by ``random_state``.
@@ -290,7 +306,8 @@ class BooleanRuleCGCV(BooleanRuleCGClassifier):
     }
 
     def __init__(self, complexity_bounds=(5, 10, 15, 25, 35), *, cv=3, selection="best",
-                 max_clause_length=None, form="dnf", fn_weight=1.0, clause_penalty=0.0,
+                 max_clause_length=None, empty_clause=False, form="dnf", fn_weight=1.0,
+                 clause_penalty=0.0,
                  literal_penalty=0.0, pricing="auto", time_limit=None, pricing_time_limit=30.0,
                  max_iter=None, bnb_node_limit=None, pricing_deterministic_time=None,
                  columns_per_iter=50, beam_width=5, close_gap=True, sample_rows=2000,
@@ -299,6 +316,7 @@ class BooleanRuleCGCV(BooleanRuleCGClassifier):
         self.cv = cv
         self.selection = selection
         self.max_clause_length = max_clause_length
+        self.empty_clause = empty_clause
         self.form = form
         self.fn_weight = fn_weight
         self.clause_penalty = clause_penalty
@@ -325,9 +343,10 @@ class BooleanRuleCGCV(BooleanRuleCGClassifier):
             raise ValueError(f"complexity_bounds must be numbers, got {self.complexity_bounds!r}")
         if not grid:
             raise ValueError("complexity_bounds is empty")
-        if not all(math.isfinite(c) and c >= 2 for c in grid):
-            raise ValueError(f"every complexity bound must be a finite number >= 2 (a clause has "
-                             f"complexity >= 2), got {list(self.complexity_bounds)!r}")
+        if not all(math.isfinite(c) for c in grid):
+            raise ValueError(f"every complexity bound must be a finite number, got "
+                             f"{list(self.complexity_bounds)!r}")
+        _check_bound(grid[0], self.empty_clause, "complexity_bounds: the smallest bound")
         return [int(c) if c == int(c) else c for c in grid]
 
     def fit(self, X, y, sample_weight=None):

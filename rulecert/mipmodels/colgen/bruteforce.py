@@ -2,7 +2,8 @@
 
 Enumerates every clause of 1..D literals ("feature == 1", as column generation uses), keeps
 for each distinct coverage the shortest clause (a longer clause with the same coverage is
-dominated: same loss, more complexity and penalty) and drops clauses covering no sample of
+dominated: same loss, more complexity and penalty), with ``empty_clause`` also the empty
+clause (always true, complexity 1), and drops clauses covering no sample of
 the learned class (they can only add loss), then searches all subsets within the
 complexity bound depth-first.  The objective is that of
 :mod:`rulecert.objectives_ruleset` (Hamming loss plus optional penalties).
@@ -21,7 +22,7 @@ from ...ruleset import RuleSet
 def brute_force_ruleset(X, y, complexity_bound: float | None, max_clause_length: int, *,
                         sample_weight=None, form: str = "dnf", fn_weight: float = 1.0,
                         clause_penalty: float = 0.0, literal_penalty: float = 0.0,
-                        feature_names=None) -> tuple[RuleSet, float]:
+                        empty_clause: bool = False, feature_names=None) -> tuple[RuleSet, float]:
     """The optimal rule set and its objective, by enumeration."""
     X = check_binary_matrix(X)
     y = np.asarray(y).astype(int)
@@ -34,7 +35,7 @@ def brute_force_ruleset(X, y, complexity_bound: float | None, max_clause_length:
     D = min(max_clause_length, d, int(C) - 1 if math.isfinite(C) else d)
     pos_idx = np.flatnonzero(pos)
     best_by_cov: dict[bytes, tuple[int, ...]] = {}
-    for length in range(1, D + 1):
+    for length in range(0 if empty_clause else 1, D + 1):
         for cl in itertools.combinations(range(d), length):
             cov = np.logical_and.reduce(X[:, list(cl)], axis=1)
             if not cov[pos].any():

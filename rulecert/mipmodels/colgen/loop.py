@@ -52,7 +52,9 @@ solution holds at most ``N`` clauses, then ``z_MIP >= L + N min(0, z_CG)``.  Sin
 clause has complexity >= 2, ``N = floor(C/2)``: this is the paper's ``z_RMLP + (C/2) z_CG``
 (at the RMLP optimum ``L = z_RMLP``), computed from the duals themselves so that it stays
 valid whatever the LP's accuracy.  In the penalized form without ``C`` we use
-``N = floor(UB / (clause_penalty + literal_penalty))`` for any known objective ``UB``.  When
+``N = floor(UB / (clause_penalty + literal_penalty))`` for any known objective ``UB``.  With
+``empty_clause`` the empty clause is a master column from the start and appears at most once:
+its ``min(0, rc)`` is added to ``L`` and ``z_CG`` and ``N`` concern the other clauses.  When
 ``z_CG >= 0`` the bound is ``z_LP`` (the LP is optimal).  When every objective coefficient
 is an integer (unit or integer weights, integer penalties) the bound is rounded up.
 
@@ -110,6 +112,11 @@ class ColGenOptions:
     """``C``: sum over clauses of (1 + literals) <= C.  ``None``: penalized form only."""
     max_clause_length: int | None = None
     """``D``: literals per clause; default ``C - 1`` (no restriction), or 10 without ``C``."""
+    empty_clause: bool = False
+    """Admit the empty conjunction (no literal: always true, complexity 1) as a clause.  The
+    paper's pricing problem (6)-(10) admits it and AIX360's BooleanRuleCG returns it; off by
+    default (then a clause has >= 1 literal and ``C >= 2``).  It is a column of the master
+    from the start, so pricing searches the non-empty clauses only; with it ``C >= 1``."""
     form: str = "dnf"
     fn_weight: float = 1.0
     """Weight of a false negative (of the learned class) relative to one false-positive hit."""
@@ -183,9 +190,13 @@ def _validate(problem, o: ColGenOptions) -> None:
     if C is not None:
         if not isinstance(C, (int, float, np.integer, np.floating)) or not math.isfinite(float(C)):
             raise ValueError(f"complexity_bound C must be a finite number or None, got {C!r}")
-        if C < 2:
+        if o.empty_clause and C < 1:
+            raise ValueError(f"complexity_bound C={C} < 1: no clause fits (the empty clause has "
+                             "complexity 1)")
+        if not o.empty_clause and C < 2:
             raise ValueError(f"complexity_bound C={C} < 2: no clause fits (a clause with one "
-                             "literal has complexity 2)")
+                             "literal has complexity 2; empty_clause=True admits the empty "
+                             "clause, complexity 1)")
     D = o.max_clause_length
     if D is not None and (not isinstance(D, (int, np.integer)) or D < 1):
         raise ValueError(f"max_clause_length D must be an integer >= 1, got {D!r}")
@@ -341,9 +352,13 @@ def solve(problem, options: ColGenOptions | None = None, **kwargs):
     def clean(cl):
         return tuple(sorted({int(j) for j in cl}))
 
+    if o.empty_clause:
+        add_clauses([()])
     if o.initial_clauses or o.initial_solution:
         init = []
         for cl in map(clean, list(o.initial_clauses or []) + list(o.initial_solution or [])):
+            if not cl and o.empty_clause:
+                continue   # already a column
             if not cl or max(cl) >= st.d or min(cl) < 0:
                 raise ValueError(f"initial clause {cl!r} is not a non-empty set of feature "
                                  f"indices in [0, {st.d})")
@@ -372,6 +387,10 @@ def solve(problem, options: ColGenOptions | None = None, **kwargs):
         const, lit = lam + st.lam0, lam + st.lam1
         L = float(mu.sum() - (lam * st.C if st.C is not None else 0.0)
                   + np.minimum(0.0, st.a - mu).sum())
+        if o.empty_clause:
+            # the empty clause (a master column, at most once in a solution) enters L with
+            # its own reduced cost; z_CG and N below then concern the non-empty clauses only
+            L += min(0.0, const + float(v.sum()))
         full = PricingInstance(st.X, v, const, lit, st.D, np.arange(st.d), exact=True)
         zlb, zkind = single_literal_bound(full), "single-literal"
         big = o.sample_rows is not None and st.G > o.sample_rows   # the paper's medium/large data
