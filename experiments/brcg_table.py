@@ -67,6 +67,7 @@ def make_classifier(C, categorical, args, seed):
     from rulecert.estimators.brcg import BooleanRuleCGClassifier
     return BooleanRuleCGClassifier(
         complexity_bound=C, max_clause_length=args.max_clause_length,
+        empty_clause=args.empty_clause,
         time_limit=args.time_limit, pricing_time_limit=args.pricing_time_limit,
         close_gap=True, warm_start=not args.no_warm_start, random_state=seed,
         binarizer=make_binarizer(categorical))
@@ -112,6 +113,7 @@ def run_dataset(name, args, log):
         # inner CV over the grid: BooleanRuleCGCV (warm-started path on every inner fold,
         # then the final fit at the chosen C from every inner fold's clauses)
         cv = BooleanRuleCGCV(args.grid, cv=args.inner_folds, max_clause_length=args.max_clause_length,
+                             empty_clause=args.empty_clause,
                              time_limit=(None if args.time_limit is None else
                                          args.time_limit * (args.inner_folds + 1) * len(args.grid)),
                              pricing_time_limit=args.pricing_time_limit,
@@ -189,6 +191,7 @@ def certify(names, Cs, args, log):
         for C in Cs:
             t0 = time.perf_counter()
             rs, cert = solve(problem, complexity_bound=C, max_clause_length=args.max_clause_length,
+                             empty_clause=args.empty_clause,
                              time_limit=args.certify_time,
                              pricing_time_limit=args.certify_pricing_time, seed=args.seed,
                              close_gap_max_columns=args.certify_gap_columns)
@@ -222,6 +225,9 @@ def main(argv=None):
     ap.add_argument("--inner-folds", type=int, default=3)
     ap.add_argument("--grid", type=int, nargs="+", default=GRID)
     ap.add_argument("--max-clause-length", type=int, default=None)
+    ap.add_argument("--empty-clause", action="store_true",
+                    help="admit the empty clause (always true, complexity 1), as the paper's "
+                         "pricing problem (6)-(10) does; off: clauses of >= 1 literal")
     ap.add_argument("--time-limit", type=float, default=5.0, help="seconds per fit")
     ap.add_argument("--pricing-time-limit", type=float, default=2.0)
     ap.add_argument("--no-warm-start", action="store_true",
