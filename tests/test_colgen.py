@@ -398,10 +398,10 @@ def test_initial_clauses_and_column_cap():
         assert cert.termination is Termination.ITERATION_LIMIT
 
 
-def test_large_restricted_ip_skips_presolve_and_keeps_its_time_limit(monkeypatch):
-    """HiGHS 1.12's MIP presolve ignores the time limit on large dense masters; past the
-    threshold the restricted IP runs without presolve.  With the threshold forced to 0 the
-    result must be unchanged (same optimum, still certified)."""
+def test_time_limited_restricted_ip_skips_presolve_and_keeps_its_result(monkeypatch):
+    """HiGHS 1.12's MIP presolve ignores the time limit; a restricted IP whose limit is short
+    for its size runs without presolve.  With every limit made short the result must be
+    unchanged (same optimum, still certified); without a time limit presolve stays on."""
     from rulecert.mipmodels.colgen import master as master_mod
     X, y = _instance(11)
     p = RuleProblem.from_matrix(X, y)
@@ -415,9 +415,13 @@ def test_large_restricted_ip_skips_presolve_and_keeps_its_time_limit(monkeypatch
         return real(h, **kw)
 
     monkeypatch.setattr(master_mod.hx, "solve", spy)
-    monkeypatch.setattr(master_mod, "PRESOLVE_MAX_NONZEROS", 0)
-    rs, cert = solve(p, complexity_bound=8, max_clause_length=3)
+    monkeypatch.setattr(master_mod, "PRESOLVE_SECONDS_PER_NONZERO", 1e9)
+    rs, cert = solve(p, complexity_bound=8, max_clause_length=3, time_limit=600)
     assert seen and set(seen) == {"off"}
+    n_timed = len(seen)
+    rs2, cert2 = solve(p, complexity_bound=8, max_clause_length=3)
+    assert len(seen) > n_timed and set(seen[n_timed:]) == {"choose"}
+    assert cert2.proven_optimal and math.isclose(cert2.objective, bf_obj)
     assert cert.proven_optimal and cert.objective == bf_obj
     assert ruleset_objective(rs, p).objective == cert.objective
 

@@ -187,7 +187,9 @@ class BooleanRuleCGClassifier(BinaryRuleClassifier):
         first fit of a process) and building the problem count against it."""
         t0 = time.perf_counter()
         from ..mipmodels.colgen import solve
+        from ..mipmodels.colgen.bnb import warm_up
         from ..problem import RuleProblem
+        warm_up()
         problem = RuleProblem.from_matrix(Xb, y01, names, sample_weight=sw)
         if time_limit is not None:
             time_limit = max(1e-3, time_limit - (time.perf_counter() - t0))
@@ -366,6 +368,8 @@ class BooleanRuleCGCV(BooleanRuleCGClassifier):
         else:
             splits = list(check_cv(self.cv, y01, classifier=True).split(Xb, y01))
         n_splits = len(splits)
+        from ..mipmodels.colgen.bnb import warm_up
+        warm_up()   # the solvers' imports and the compiled search: not in the first fit's share
         deadline = None if self.time_limit is None else t_start + float(self.time_limit)
         fits_left = n_splits * len(grid) + len(grid)   # the final fit weighs one fold path
 
