@@ -245,6 +245,21 @@ def test_enumeration_finds_every_clause_below_threshold(seed):
             assert any(set(g) <= set(cl) and np.array_equal(gc, cov) for g, gc in got.items())
 
 
+@pytest.mark.parametrize("seed", range(4))
+def test_implications_match_their_definition(seed):
+    from rulecert.mipmodels.colgen.bnb import implications
+    rng = np.random.default_rng(seed)
+    G = int(rng.integers(1, 40))
+    Z = rng.integers(0, 6, size=(G, 3))   # thresholds: chains of implications, plus noise
+    X = np.column_stack([Z[:, f] > t for f in range(3) for t in range(5)]
+                        + [rng.random(G) < 0.5, np.ones(G, bool), np.zeros(G, bool)])
+    IMP = implications(X)
+    for j in range(X.shape[1]):
+        for i in range(X.shape[1]):
+            want = i != j and not (X[:, j] & ~X[:, i]).any()
+            assert IMP[j, i] == want
+
+
 def test_master_duals_give_nonnegative_reduced_costs_for_its_columns():
     X, y = _instance(3)
     problem = RuleProblem.from_matrix(X, y)

@@ -177,9 +177,11 @@ def _run(F, IMP, T, Tn, const, lit, D, K, tighten, by_rc, cov, ch, chlb, nch, pt
 def implications(X: np.ndarray) -> np.ndarray:
     """``IMP[j, i]``: feature ``j`` implies feature ``i`` on the groups (``F_j`` within
     ``F_i``), ``i != j``."""
-    Xi = X.astype(np.int32)
-    # j implies i  <=>  no group has j true and i false
-    viol = Xi.T @ (1 - Xi)          # viol[j, i] = #groups with j=1, i=0
+    # j implies i  <=>  no group has j true and i false.  A float product (BLAS; counts are
+    # exact below 2**53) instead of an integer one (numpy's integer matmul is not BLAS:
+    # 0.7 s against 0.02 s at 2000 groups x 400 features, 43 s against 0.4 s at 5000 x 1000)
+    Xf = X.astype(np.float64)
+    viol = Xf.T @ (1.0 - Xf)        # viol[j, i] = #groups with j=1, i=0
     IMP = viol == 0
     np.fill_diagonal(IMP, False)
     return np.ascontiguousarray(IMP)
