@@ -11,7 +11,10 @@ interpreter.  Input: a directory with ``X.csv`` (raw features), ``y.npy`` (0/1) 
 "categorical": [...], "lambda0": ..., "lambda1": ...}).  Output: one JSON line per fold on
 stdout with accuracy, complexity (clauses + literals) and the fit time.  Binarization is
 AIX360's own FeatureBinarizer (9 quantile thresholds, negations), fitted on each training set,
-and is not counted in the fit time.
+and is not counted in the fit time.  With ``"dump": true`` in the job, each fold's binarized
+training and test matrices (``fold<k>_train.npy``, ``fold<k>_test.npy``) are saved in the
+directory and the JSON line also holds AIX360's whole column pool (``pool``: clauses as column
+indices of those matrices) and the indices of its selected clauses (``selected``).
 """
 import json
 import sys
@@ -45,8 +48,15 @@ def main(path):
         train_acc = float((np.asarray(clf.predict(Xtr)).ravel() == y[tr]).mean())
         z = clf.z.loc[:, np.asarray(clf.w) > 0.5]
         complexity = int(z.shape[1] + z.values.sum())
-        print(json.dumps({"fold": f, "acc": acc, "complexity": complexity, "time": fit_time,
-                          "clauses": int(z.shape[1]), "train_acc": train_acc}), flush=True)
+        out = {"fold": f, "acc": acc, "complexity": complexity, "time": fit_time,
+               "clauses": int(z.shape[1]), "train_acc": train_acc}
+        if job.get("dump"):
+            np.save(f"{path}/fold{f}_train.npy", Xtr.values.astype(np.int8))
+            np.save(f"{path}/fold{f}_test.npy", Xte.values.astype(np.int8))
+            col = {c: j for j, c in enumerate(Xtr.columns)}
+            out["pool"] = [[col[i] for i in clf.z.index[clf.z[c].values > 0]] for c in clf.z.columns]
+            out["selected"] = [int(k) for k in np.flatnonzero(np.asarray(clf.w) > 0.5)]
+        print(json.dumps(out), flush=True)
 
 
 if __name__ == "__main__":
