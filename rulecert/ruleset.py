@@ -41,6 +41,16 @@ def _normalize_clause(clause) -> Clause:
     return tuple(sorted(set(lits)))
 
 
+def check_complexity_bound(C, empty_clause: bool, name: str = "complexity_bound C") -> None:
+    """A bound ``C`` below the smallest clause complexity (2, or 1 with the empty clause)
+    admits only the empty rule set: a clear error."""
+    lo = 1 if empty_clause else 2
+    if C is not None and C < lo:
+        raise ValueError(f"{name}={C:g} < {lo}: no clause fits (a clause with one literal has "
+                         "complexity 2, the empty clause, admitted by empty_clause=True, "
+                         "complexity 1)")
+
+
 @dataclasses.dataclass
 class RuleSet:
     """A DNF or CNF Boolean rule over binary features.

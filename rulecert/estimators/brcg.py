@@ -9,6 +9,7 @@ import numpy as np
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 
+from ..ruleset import check_complexity_bound
 from ._base import BinaryRuleClassifier
 
 
@@ -151,7 +152,7 @@ class BooleanRuleCGClassifier(BinaryRuleClassifier):
     def fit(self, X, y, sample_weight=None):
         t_start = time.perf_counter()
         self._validate_params()
-        _check_bound(self.complexity_bound, self.empty_clause, "complexity_bound")
+        check_complexity_bound(self.complexity_bound, self.empty_clause, "complexity_bound")
         if self.complexity_bound is None and self.clause_penalty + self.literal_penalty <= 0:
             raise ValueError("complexity_bound=None (penalized form) needs clause_penalty or "
                              "literal_penalty > 0")
@@ -224,14 +225,6 @@ class BooleanRuleCGClassifier(BinaryRuleClassifier):
         pos = self.classes_[1]
         return (f"{self.ruleset_.to_text()}   (1 = {pos!r})\n\n{self.certificate_.summary()}\n"
                 f"bound           : {self.certificate_.stats.get('bound_kind')}")
-
-
-def _check_bound(C, empty_clause, name) -> None:
-    """C >= 2, or >= 1 with the empty clause (complexity 1): otherwise no clause fits."""
-    if C is not None and C < (1 if empty_clause else 2):
-        raise ValueError(f"{name} {C:g} < {1 if empty_clause else 2}: no clause fits (a clause "
-                         "with one literal has complexity 2, the empty clause, admitted by "
-                         "empty_clause=True, complexity 1)")
 
 
 def _both_classes(y01, sw) -> bool:
@@ -348,7 +341,7 @@ class BooleanRuleCGCV(BooleanRuleCGClassifier):
         if not all(math.isfinite(c) for c in grid):
             raise ValueError(f"every complexity bound must be a finite number, got "
                              f"{list(self.complexity_bounds)!r}")
-        _check_bound(grid[0], self.empty_clause, "complexity_bounds: the smallest bound")
+        check_complexity_bound(grid[0], self.empty_clause, "complexity_bounds: the smallest bound")
         return [int(c) if c == int(c) else c for c in grid]
 
     def fit(self, X, y, sample_weight=None):

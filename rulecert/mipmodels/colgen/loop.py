@@ -85,7 +85,7 @@ import numpy as np
 
 from ...certificate import Certificate, SolutionStatus, Termination
 from ...objectives_ruleset import ruleset_objective
-from ...ruleset import RuleSet
+from ...ruleset import RuleSet, check_complexity_bound
 from .. import cpsat as cx
 from .. import highs as hx
 from .localsearch import SelectionSearch, local_search
@@ -190,13 +190,7 @@ def _validate(problem, o: ColGenOptions) -> None:
     if C is not None:
         if not isinstance(C, (int, float, np.integer, np.floating)) or not math.isfinite(float(C)):
             raise ValueError(f"complexity_bound C must be a finite number or None, got {C!r}")
-        if o.empty_clause and C < 1:
-            raise ValueError(f"complexity_bound C={C} < 1: no clause fits (the empty clause has "
-                             "complexity 1)")
-        if not o.empty_clause and C < 2:
-            raise ValueError(f"complexity_bound C={C} < 2: no clause fits (a clause with one "
-                             "literal has complexity 2; empty_clause=True admits the empty "
-                             "clause, complexity 1)")
+        check_complexity_bound(C, o.empty_clause)
     D = o.max_clause_length
     if D is not None and (not isinstance(D, (int, np.integer)) or D < 1):
         raise ValueError(f"max_clause_length D must be an integer >= 1, got {D!r}")
