@@ -117,6 +117,7 @@ def main(argv=None):
     from rulecert.estimators.brcg import BooleanRuleCGClassifier, BooleanRuleCGCV
 
     measured = args.aix360_python is not None
+    empty = not args.no_empty_clause   # AIX360's model class
     rows = []
     for name in args.datasets:
         X, y, categorical = load(name)
@@ -134,7 +135,6 @@ def main(argv=None):
             t1 = time.perf_counter()
             ours = []
             for f, (tr, te) in enumerate(folds):
-                empty = not args.no_empty_clause
                 C = max(1 if empty else 2, int(aix[f]["complexity"]))
                 tl = max(0.5, aix[f]["time"] * args.time_factor)
                 common = dict(time_limit=tl, pricing_time_limit=max(0.5, tl / 3), empty_clause=empty,
@@ -147,7 +147,7 @@ def main(argv=None):
                 ours.append(fit_eval(clf, X, y, tr, te))
             o_acc, o_se = mean_se([100 * r["acc"] for r in ours])
             rows.append({
-                "dataset": name, "variant": variant, "empty_clause": not args.no_empty_clause,
+                "dataset": name, "variant": variant, "empty_clause": empty,
                 "aix_acc": a_acc, "aix_se": a_se,
                 "aix_cpx": mean_se([r["complexity"] for r in aix])[0],
                 "aix_time": mean_se([r["time"] for r in aix])[0],
