@@ -58,9 +58,9 @@ def main(argv=None):
     from sklearn.model_selection import StratifiedKFold
 
     from rulecert.mipmodels.colgen import solve
-    from rulecert.objectives_ruleset import ruleset_objective
+    from rulecert.models.ruleset import ruleset_objective
     from rulecert.problem import RuleProblem
-    from rulecert.ruleset import RuleSet
+    from rulecert.models.ruleset import RuleSet
 
     for name in args.datasets:
         X, y, categorical = load(name)

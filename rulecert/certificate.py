@@ -141,3 +141,46 @@ class Certificate:
         if self.message:
             lines.append(f"message         : {self.message}")
         return "\n".join(lines)
+
+
+def certify(objective: float | None, lower_bound: float, termination: Termination | str, *,
+            solver: str, abs_tol: float = 1e-9, promote_proven: bool = True,
+            **fields: Any) -> Certificate:
+    """The one decision of a certificate's termination and status (DESIGN rule 3).
+
+    ``termination`` is why the run stopped as the solver saw it: ``OPTIMAL`` when its search
+    finished (the queue was exhausted, the solver reported optimal), else the limit or event
+    that stopped it.  The rules, the same for every solver:
+
+    * no model (``objective is None``): status ``NONE``, termination as given;
+    * a finished run whose bound does not meet its objective within ``abs_tol`` is an
+      ``ERROR`` (the solver's claim is not believed; the message says so);
+    * a bound that meets the objective proves optimality: status and termination ``OPTIMAL``,
+      also after a limit when ``promote_proven`` (the bound, not luck, proved it); with
+      ``promote_proven=False`` a limit-stopped run stays ``FEASIBLE`` under its limit;
+    * otherwise ``FEASIBLE`` under the given termination.
+
+    A bound above the objective by at most ``abs_tol`` is clipped to the objective; further
+    above it is an invalid certificate (``ValueError``).  Every other :class:`Certificate`
+    field (nodes, iterations, wall_time, seed, history, message, ...) passes through.
+    """
+    termination = Termination(termination)
+    lower = float(lower_bound)
+    message = fields.pop("message", "")
+    if objective is None:
+        return Certificate(termination, SolutionStatus.NONE, None, lower, solver, abs_tol=abs_tol,
+                           message=message, **fields)
+    objective = float(objective)
+    if lower <= objective + abs_tol:
+        lower = min(lower, objective)
+    proven = objective - lower <= abs_tol
+    if termination is Termination.OPTIMAL and not proven:
+        termination, status = Termination.ERROR, SolutionStatus.FEASIBLE
+        message = (f"{message}; " if message else "") + (
+            f"solver claimed optimal but objective {objective} exceeds bound {lower}")
+    elif proven and (termination is Termination.OPTIMAL or promote_proven):
+        termination, status = Termination.OPTIMAL, SolutionStatus.OPTIMAL
+    else:
+        status = SolutionStatus.FEASIBLE
+    return Certificate(termination, status, objective, lower, solver, abs_tol=abs_tol,
+                       message=message, **fields)

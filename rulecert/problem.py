@@ -13,46 +13,8 @@ from typing import Sequence
 import numpy as np
 
 from . import bits
-from .rules import Antecedent
-
-
-def _as_binary_labels(y, n_expected: int | None = None) -> np.ndarray:
-    y = np.asarray(y)
-    if y.ndim != 1:
-        raise ValueError(f"labels must be one-dimensional, got shape {y.shape}")
-    if n_expected is not None and y.shape[0] != n_expected:
-        raise ValueError(f"labels have {y.shape[0]} entries but the data has {n_expected} samples")
-    if y.dtype.kind == "f" and np.isnan(y).any():
-        raise ValueError(f"labels contain NaN (first at index {int(np.flatnonzero(np.isnan(y))[0])})")
-    if y.dtype.kind in "biuf":
-        bad = ~np.isin(y, (0, 1))
-        if bad.any():
-            i = int(np.flatnonzero(bad)[0])
-            raise ValueError(f"labels must be 0/1; found {y[i]!r} at index {i}")
-        return y.astype(np.int8)
-    raise ValueError(f"labels must be 0/1 numbers, got dtype {y.dtype}")
-
-
-def check_binary_matrix(X, what: str = "X") -> np.ndarray:
-    """Return ``X`` as a boolean array after checking it holds only 0/1 (no NaN)."""
-    X = np.asarray(X)
-    if X.ndim != 2:
-        raise ValueError(f"{what} must be two-dimensional, got shape {X.shape}")
-    if X.dtype == np.bool_:
-        return X
-    if X.dtype.kind not in "biuf":
-        raise ValueError(f"{what} must hold binary 0/1 values, got dtype {X.dtype}; "
-                         "use rulecert.mining.FeatureBinarizer for raw features")
-    if X.dtype.kind == "f" and np.isnan(X).any():
-        r, c = np.argwhere(np.isnan(X))[0]
-        raise ValueError(f"{what} contains NaN (row {r}, column {c}); binarize missing values "
-                         "explicitly with rulecert.mining.FeatureBinarizer")
-    bad = ~np.isin(X, (0, 1))
-    if bad.any():
-        r, c = np.argwhere(bad)[0]
-        raise ValueError(f"{what} must hold binary 0/1 values; found {X[r, c]!r} at row {r}, "
-                         f"column {c}; use rulecert.mining.FeatureBinarizer for raw features")
-    return X.astype(bool)
+from .checks import as_binary_labels, check_binary_matrix
+from .models.antecedent import Antecedent
 
 
 class RuleProblem:
@@ -76,7 +38,7 @@ class RuleProblem:
 
     def __init__(self, captures: np.ndarray, y, antecedents: Sequence[Antecedent | str],
                  sample_weight=None, feature_names: Sequence[str] | None = None):
-        y = _as_binary_labels(y)
+        y = as_binary_labels(y)
         n = int(y.shape[0])
         if n == 0:
             raise ValueError("the problem has no samples")
@@ -115,7 +77,7 @@ class RuleProblem:
                     sample_weight=None, feature_names=None) -> "RuleProblem":
         """Build from a boolean capture matrix ``A`` (n samples x M antecedents)."""
         A = check_binary_matrix(A, "antecedent matrix")
-        y = _as_binary_labels(y, A.shape[0])
+        y = as_binary_labels(y, A.shape[0])
         if antecedents is None:
             antecedents = [f"a{j}" for j in range(A.shape[1])]
         W = bits.n_words(A.shape[0])
@@ -162,6 +124,47 @@ class RuleProblem:
             warnings.warn(f"{name}={c} is below 1/n={1.0 / self.n_samples:.3g}: a rule is cheaper "
                           "than one mistake, so the search space is hardly pruned", stacklevel=3)
         return c
+
+    # ---- counting: what a prefix of antecedents captures --------------------------------
+    @property
+    def total_mass(self) -> float:
+        """Number of samples, or total sample weight on a weighted problem."""
+        return float(self.n_samples if self.sample_weight is None else self.sample_weight.sum())
+
+    def mass(self, v: np.ndarray) -> float:
+        """Number (or weighted mass) of samples in packed vector ``v``."""
+        if self.sample_weight is None:
+            return bits.count(v)
+        return float(self.sample_weight[bits.unpack(v, self.n_samples)].sum())
+
+    def capture_counts(self, prefix: Sequence[int]):
+        """For each rule of ``prefix`` and then the default: ((pos_mass, neg_mass), (pos, neg)).
+
+        Rule k counts the samples it newly captures (no earlier rule of ``prefix`` captured
+        them); the last entry counts the samples no rule captures.  The first pair is
+        weighted (equal to the counts when unweighted); the second pair is the integer counts
+        of newly captured positives and negatives.
+        """
+        M = self.n_antecedents
+        for i in prefix:
+            if not 0 <= int(i) < M:
+                raise ValueError(f"antecedent index {i} out of range for {M} antecedents")
+        remaining = self.all.copy()
+        out = []
+        for i in prefix:
+            cap = self.captures[int(i)] & remaining
+            remaining &= ~self.captures[int(i)]
+            out.append(self._split(cap))
+        out.append(self._split(remaining))
+        return out
+
+    def _split(self, cap):
+        pos_v = cap & self.labels
+        neg_v = cap & ~self.labels
+        p, q = bits.count(pos_v), bits.count(neg_v)
+        if self.sample_weight is None:
+            return (p, q), (p, q)
+        return (self.mass(pos_v), self.mass(neg_v)), (p, q)
 
     def subset(self, antecedent_indices: Sequence[int]) -> "RuleProblem":
         """The same samples with only the given antecedents."""

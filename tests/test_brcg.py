@@ -11,7 +11,7 @@ from sklearn.pipeline import make_pipeline
 
 from rulecert.estimators.brcg import BooleanRuleCGClassifier
 from rulecert.mining import FeatureBinarizer
-from rulecert.objectives_ruleset import ruleset_objective_xy
+from rulecert.models.ruleset import ruleset_objective_xy
 
 
 def _small(**kw):
@@ -154,7 +154,7 @@ def test_cli_subcommand(tmp_path, capsys):
     assert cv["complexity_bound"] == [4, 8] and len(cv["split2_test_score"]) == 2
     best = int(np.argmax(cv["mean_test_score"]))
     assert out["complexity_bound"] == [4, 8][best]
-    from rulecert.ruleset import RuleSet
+    from rulecert.models.ruleset import RuleSet
     assert RuleSet.from_dict(out["ruleset"]).complexity <= out["complexity_bound"]
     args = parser.parse_args(["brcg", "--data", str(path), "--C", "4", "8", "--selection", "1se"])
     assert args.func(args) == 0
@@ -175,7 +175,7 @@ def test_tic_tac_toe_estimator_with_binarizer():
 def test_warm_start_path_over_C_matches_brute_force():
     """Walking a grid of C with warm_start reuses every clause generated so far and still
     reaches the brute-force optimum at each C (recomputed from the returned model)."""
-    from rulecert.mipmodels.colgen import brute_force_ruleset
+    from rulecert.reference import brute_force_ruleset
     rng = np.random.default_rng(3)
     X = rng.random((30, 7)) < 0.5
     y = ((X[:, 0] & X[:, 1]) | (X[:, 2] & ~X[:, 3])) ^ (rng.random(30) < 0.2)

@@ -6,8 +6,8 @@ import pytest
 from sklearn.model_selection import StratifiedKFold
 
 from rulecert.estimators.brcg import BooleanRuleCGCV
-from rulecert.mipmodels.colgen import brute_force_ruleset
-from rulecert.objectives_ruleset import ruleset_objective_xy
+from rulecert.reference import brute_force_ruleset
+from rulecert.models.ruleset import ruleset_objective_xy
 
 
 def _data(seed=3, n=30, d=7):

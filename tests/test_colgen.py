@@ -8,11 +8,11 @@ import pytest
 
 from rulecert.certificate import SolutionStatus, Termination
 from rulecert.mipmodels.colgen import (ColGenOptions, PricingInstance, RestrictedMaster,
-                                       branch_and_bound, brute_force_ruleset, cpsat_pricing,
+                                       branch_and_bound, cpsat_pricing,
                                        heuristic_pricing, single_literal_bound, solve)
-from rulecert.objectives_ruleset import ruleset_objective, ruleset_objective_xy
+from rulecert.models.ruleset import RuleSet, ruleset_objective, ruleset_objective_xy
 from rulecert.problem import RuleProblem
-from rulecert.ruleset import RuleSet
+from rulecert.reference import brute_force_ruleset
 
 
 def _instance(seed, n=30, d=8, noise=0.2):

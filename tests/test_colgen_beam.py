@@ -10,11 +10,11 @@ import numpy as np
 import pytest
 
 from rulecert.certificate import Termination
-from rulecert.mipmodels.colgen import (ColGenOptions, PricingInstance, bnb_pricing,
-                                       brute_force_ruleset, solve)
+from rulecert.mipmodels.colgen import ColGenOptions, PricingInstance, bnb_pricing, solve
 from rulecert.mipmodels.colgen.beam import beam_pricing
-from rulecert.objectives_ruleset import ruleset_objective
+from rulecert.models.ruleset import ruleset_objective
 from rulecert.problem import RuleProblem
+from rulecert.reference import brute_force_ruleset
 from test_colgen import _instance   # the tiny random instances of the column-generation tests
 
 

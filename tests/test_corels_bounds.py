@@ -8,7 +8,7 @@ from rulecert.mining import read_corels
 from rulecert.search.corels import bounds as B
 from rulecert.search.corels import kernel as K
 from rulecert.search.corels.data import build_kernel_data
-from rulecert.search.corels.reference import exhaustive
+from rulecert.reference.rulelist import exhaustive
 
 EPS = 1e-9  # scaled objective units (mistakes); distinct values in these tests differ by >= 0.01
 

@@ -7,12 +7,12 @@ import numpy as np
 import pytest
 
 from rulecert import RuleProblem, SolutionStatus, Termination
-from rulecert.crosscheck import brute_force_rule_list
+from rulecert.reference import brute_force_rule_list
 from rulecert.mining import read_corels
-from rulecert.objectives import rule_list_objective
+from rulecert.models.rulelist import rule_list_objective
 from rulecert.search.corels import POLICIES, CorelsBounds, corels
 from rulecert.search.corels.bounds import prefix_stats_reference
-from rulecert.search.corels.reference import brute_force_optimum, exhaustive
+from rulecert.reference.rulelist import brute_force_optimum, exhaustive
 
 BOUND_NAMES = [f for f in CorelsBounds.__dataclass_fields__]
 ALL_COMBOS = [CorelsBounds(**dict(zip(BOUND_NAMES, flags)))

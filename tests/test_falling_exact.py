@@ -8,9 +8,10 @@ import math
 import numpy as np
 import pytest
 
-from rulecert.objectives_falling import counts_fall, frl_objective, soft_frl_objective
+from rulecert.models.falling import counts_fall, frl_objective, soft_frl_objective
 from rulecert.problem import RuleProblem
-from rulecert.search.falling import (branch_and_bound, brute_force_falling, monte_carlo)
+from rulecert.reference import brute_force_falling
+from rulecert.search.falling import branch_and_bound, monte_carlo
 from rulecert.search.falling_core import FallingData, children, make_params
 
 WS = [0.5, 1.0, 3.0, 7.0]

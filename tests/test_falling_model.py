@@ -6,11 +6,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from rulecert.falling_model import FallingRuleList
-from rulecert.objectives_falling import (check_falling_params, frl_objective, soft_frl_objective,
+from rulecert.models.falling import FallingRuleList
+from rulecert.models.falling import (check_falling_params, frl_objective, soft_frl_objective,
                                          softness_penalty)
 from rulecert.problem import RuleProblem
-from rulecert.rules import Antecedent
+from rulecert.models import Antecedent
 
 
 def toy():

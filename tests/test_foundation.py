@@ -6,10 +6,10 @@ import numpy as np
 import pytest
 
 from rulecert import Antecedent, Certificate, RuleList, RuleProblem, SolutionStatus, Termination, bits
-from rulecert.crosscheck import brute_force_rule_list
+from rulecert.reference import brute_force_rule_list
 from rulecert.mining import read_corels, read_minor, write_corels
-from rulecert.objectives import prefix_objective
-from rulecert.rules import rule_list_from_prefix
+from rulecert.models.rulelist import prefix_objective
+from rulecert.models.rulelist import rule_list_from_prefix
 
 
 @pytest.mark.parametrize("n", [1, 5, 63, 64, 65, 130])

@@ -14,13 +14,13 @@ import numpy as np
 import pytest
 
 from rulecert.certificate import SolutionStatus, Termination
-from rulecert.crosscheck import brute_force_rule_list
+from rulecert.reference import brute_force_rule_list
 from rulecert.mipmodels import rulelist as RL
 from rulecert.mipmodels.rulelist import (BACKENDS, RuleListMIP, fit_rule_list_mip,
                                          rule_list_mip_model)
-from rulecert.objectives import prefix_objective, rule_list_objective
+from rulecert.models.rulelist import prefix_objective, rule_list_objective
 from rulecert.problem import RuleProblem
-from rulecert.rules import RuleList, rule_list_from_prefix
+from rulecert.models.rulelist import RuleList, rule_list_from_prefix
 
 HAVE_CORELS = importlib.util.find_spec("rulecert.search.corels") is not None
 pytestmark = pytest.mark.filterwarnings("ignore:c=.* is below 1/n:UserWarning")

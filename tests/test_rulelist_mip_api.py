@@ -13,10 +13,11 @@ from sklearn.base import clone
 
 from rulecert.certificate import Certificate, SolutionStatus, Termination
 from rulecert.estimators.rulelist_mip import RuleListMIPClassifier
-from rulecert.mipmodels.crosscheck import brute_force_reference, crosscheck_rule_list
-from rulecert.objectives import rule_list_objective
+from rulecert.crosscheck import crosscheck_rule_list
+from rulecert.reference import brute_force_reference
+from rulecert.models.rulelist import rule_list_objective
 from rulecert.problem import RuleProblem
-from rulecert.rules import rule_list_from_prefix
+from rulecert.models.rulelist import rule_list_from_prefix
 
 pytestmark = pytest.mark.filterwarnings("ignore:c=.* is below 1/n:UserWarning")
 

@@ -11,7 +11,7 @@ SUBCOMMANDS = ["corels", "crosscheck", "frl", "brcg"]
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from .. import __version__
+    from .._version import __version__
     parser = argparse.ArgumentParser(
         prog="rulecert", description="Interpretable rule models with optimality certificates.")
     parser.add_argument("--version", action="version", version=f"rulecert {__version__}")

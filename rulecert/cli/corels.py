@@ -42,7 +42,7 @@ class _Progress:
 
 
 def result_dict(rule_list, cert, problem, c) -> dict:
-    from ..objectives import rule_list_objective
+    from ..models.rulelist import rule_list_objective
     score = rule_list_objective(rule_list, problem, c)
     return {
         "objective": cert.objective, "lower_bound": cert.lower_bound, "gap": cert.abs_gap,

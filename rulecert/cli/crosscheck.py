@@ -28,7 +28,7 @@ def add_parser(sub) -> None:
 
 
 def run(args) -> int:
-    from ..mipmodels.crosscheck import crosscheck_rule_list
+    from ..crosscheck import crosscheck_rule_list
     from ._data import load_problem
     problem, desc = load_problem(args)
     res = crosscheck_rule_list(problem, args.c, max_rules=args.max_rules, backend=args.backend,

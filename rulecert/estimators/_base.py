@@ -15,7 +15,7 @@ from sklearn.utils.multiclass import check_classification_targets, type_of_targe
 from sklearn.utils.validation import (_check_sample_weight, check_is_fitted, column_or_1d,
                                       has_fit_parameter, validate_data)
 
-from ..problem import check_binary_matrix
+from ..checks import check_binary_matrix
 
 
 class BinaryRuleClassifier(ClassifierMixin, BaseEstimator):

@@ -9,7 +9,7 @@ import numpy as np
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 
-from ..ruleset import check_complexity_bound
+from ..models.ruleset import check_complexity_bound
 from ._base import BinaryRuleClassifier
 
 

@@ -68,7 +68,7 @@ class CorelsClassifier(BinaryRuleClassifier):
 
     def fit(self, X, y):
         from ..mining.antecedents import mine_antecedents
-        from ..rules import rule_list_from_prefix
+        from ..models.rulelist import rule_list_from_prefix
         from ..search.corels import corels
 
         self._validate_params()

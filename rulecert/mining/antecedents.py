@@ -38,8 +38,9 @@ from typing import Sequence
 import numpy as np
 
 from .. import bits
-from ..problem import RuleProblem, check_binary_matrix
-from ..rules import Antecedent
+from ..checks import check_binary_matrix
+from ..problem import RuleProblem
+from ..models.antecedent import Antecedent
 
 __all__ = ["AntecedentSet", "mine_antecedents", "literal_name", "conjunction_name"]
 

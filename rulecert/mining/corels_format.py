@@ -14,7 +14,7 @@ import numpy as np
 
 from .. import bits
 from ..problem import RuleProblem
-from ..rules import Antecedent
+from ..models.antecedent import Antecedent
 
 
 def _parse_lines(path: Path, n_expected: int | None = None) -> tuple[list[str], np.ndarray]:

@@ -33,7 +33,7 @@ from typing import Sequence
 import numpy as np
 
 from .. import bits
-from ..problem import _as_binary_labels
+from ..checks import as_binary_labels
 from .antecedents import (AntecedentSet, _binary_input, _build_set, _check_card,
                           _check_fraction, _enumerate, _literals, literal_name)
 
@@ -151,7 +151,7 @@ def mine_fpgrowth(X, y, feature_names: Sequence[str] | None = None, *, max_predi
     """
     A, feature_names = _binary_input(X, feature_names)
     n, d = A.shape
-    y = _as_binary_labels(y, n)
+    y = as_binary_labels(y, n)
     npos = int(y.sum())
     nneg = n - npos
     if npos == 0 or nneg == 0:

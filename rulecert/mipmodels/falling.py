@@ -44,8 +44,8 @@ from fractions import Fraction
 import numpy as np
 
 from ..certificate import Certificate, SolutionStatus, Termination
-from ..falling_model import FallingRuleList
-from ..objectives_falling import (check_falling_params, check_falling_problem, frl_objective,
+from ..models.falling import FallingRuleList
+from ..models.falling import (check_falling_params, check_falling_problem, frl_objective,
                                   soft_frl_objective)
 from . import cpsat as _cpsat
 from . import highs as _highs

@@ -105,8 +105,7 @@ from typing import Iterable, Sequence
 import numpy as np
 
 from ..certificate import Certificate, SolutionStatus, Termination
-from ..objectives import capture_counts, rule_list_objective
-from ..rules import RuleList, rule_list_from_prefix
+from ..models.rulelist import RuleList, rule_list_from_prefix, rule_list_objective
 from . import cpsat as _cpsat
 from . import highs as _highs
 
@@ -1025,7 +1024,7 @@ def _certify(problem, c, model: RuleListMIP, res, stats, history, t0, seed, warm
             msgs.append(f"INCONSISTENT: cannot decode the solver's solution: {exc}")
             prefix = None
         if prefix is not None:
-            counts = [cnt for _, cnt in capture_counts(problem, prefix)]
+            counts = [cnt for _, cnt in problem.capture_counts(prefix)]
             raw = RuleList([problem.antecedents[i] for i in prefix], labels, default, prefix, counts)
             raw_obj = rule_list_objective(raw, problem, c).objective
             stats["raw_objective"] = raw_obj

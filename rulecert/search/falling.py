@@ -7,17 +7,16 @@ the mathematics is restated in ``shared/papers/frl_math.md``.
   (curiosity-weighted sampling, prefix bounds, stop probability, seeded);
 * :func:`frl_branch_and_bound`, :func:`softfrl_branch_and_bound` -- exact best-first
   branch-and-bound with the same bounds plus captured-set dominance, certified;
-* :func:`brute_force_falling` -- enumeration for tiny instances (the reference in tests).
 
 Every function takes a :class:`~rulecert.problem.RuleProblem` (unweighted, both classes) and
-returns ``(FallingRuleList, Certificate)`` (brute force: ``(prefix, objective)``).
+returns ``(FallingRuleList, Certificate)``.  The brute-force reference is
+:func:`rulecert.reference.brute_force_falling`.
 Bad input: ``w <= 0``, ``C < 0``, ``C1 < 0``, one class only or sample weights raise
 ``ValueError`` before any work.  An antecedent set that captures nothing gives the valid
 trivial list (the else clause alone), certified optimal: it is the only compatible list.
 """
 from .falling_bnb import branch_and_bound, frl_branch_and_bound, softfrl_branch_and_bound
-from .falling_brute import brute_force_falling
 from .falling_mc import frl_monte_carlo, monte_carlo, softfrl_monte_carlo
 
 __all__ = ["branch_and_bound", "frl_branch_and_bound", "softfrl_branch_and_bound",
-           "brute_force_falling", "monte_carlo", "frl_monte_carlo", "softfrl_monte_carlo"]
+           "monte_carlo", "frl_monte_carlo", "softfrl_monte_carlo"]

@@ -30,8 +30,8 @@ import time
 import numpy as np
 
 from ..certificate import Certificate, SolutionStatus, Termination
-from ..falling_model import FallingRuleList
-from ..objectives_falling import frl_objective, soft_frl_objective
+from ..models.falling import FallingRuleList
+from ..models.falling import frl_objective, soft_frl_objective
 from .falling_core import FallingData, child_keys, children, make_params, root_tail
 
 PRUNE_TOL = 1e-12
@@ -56,7 +56,7 @@ def _seed_prefix(problem, params, incumbent):
     if incumbent is None:
         return None
     if isinstance(incumbent, FallingRuleList):
-        prefix = incumbent.prefix_indices(problem)
+        prefix = incumbent.rows_in(problem)
     else:
         prefix = [int(i) for i in incumbent]
     if params.program == "frl":

@@ -37,7 +37,7 @@ import numba
 import numpy as np
 
 from .. import bits
-from ..objectives_falling import check_falling_params, check_falling_problem
+from ..models.falling import FallingParams, check_falling_problem, make_params  # noqa: F401
 
 
 class FallingData:
@@ -161,30 +161,6 @@ def child_keys(capP, capN, remP, remN, idx):
         k1[i] = h1
         k2[i] = h2
     return k1, k2
-
-
-@dataclasses.dataclass(frozen=True)
-class FallingParams:
-    program: str  # "frl" or "softfrl"
-    w: float
-    C: float
-    C1: float = 0.0
-
-    @property
-    def tau(self) -> float:
-        return 1.0 / (1.0 + self.w)
-
-
-def make_params(program: str, w, C, C1=None) -> FallingParams:
-    if program == "frl":
-        w, C, _ = check_falling_params(w, C)
-        return FallingParams("frl", w, C, 0.0)
-    if program == "softfrl":
-        if C1 is None:
-            raise ValueError("softFRL needs the softness penalty C1")
-        w, C, C1 = check_falling_params(w, C, C1)
-        return FallingParams("softfrl", w, C, C1)
-    raise ValueError(f"program must be 'frl' or 'softfrl', got {program!r}")
 
 
 # ---- prefix bounds (scalar or vectorised) -------------------------------------------------

@@ -25,8 +25,8 @@ import numba
 import numpy as np
 
 from ..certificate import Certificate, SolutionStatus, Termination
-from ..falling_model import FallingRuleList
-from ..objectives_falling import frl_objective, soft_frl_objective
+from ..models.falling import FallingRuleList
+from ..models.falling import frl_objective, soft_frl_objective
 from .falling_core import FallingData, make_params, root_tail
 
 from .falling_core import popcount64 as _popcount

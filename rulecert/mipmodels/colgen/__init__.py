@@ -5,7 +5,6 @@ the bounds, :mod:`.master` for the restricted master in HiGHS, :mod:`.pricing` f
 heuristic, branch-and-bound and CP-SAT pricing, :mod:`.beam` for the beam-search pricing and :mod:`.bnb` for the exact search.
 """
 from .bnb import BnBResult, branch_and_bound
-from .bruteforce import brute_force_ruleset
 from .loop import ColGenOptions, solve
 from .master import RestrictedMaster
 from .beam import beam_pricing
@@ -14,4 +13,4 @@ from .pricing import (PricingInstance, PricingResult, bnb_pricing, cpsat_pricing
 
 __all__ = ["ColGenOptions", "solve", "RestrictedMaster", "PricingInstance", "PricingResult",
            "beam_pricing", "bnb_pricing", "cpsat_pricing", "heuristic_pricing", "make_instance",
-           "single_literal_bound", "branch_and_bound", "BnBResult", "brute_force_ruleset"]
+           "single_literal_bound", "branch_and_bound", "BnBResult"]

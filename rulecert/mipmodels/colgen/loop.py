@@ -84,8 +84,7 @@ import time
 import numpy as np
 
 from ...certificate import Certificate, SolutionStatus, Termination
-from ...objectives_ruleset import ruleset_objective
-from ...ruleset import RuleSet, check_complexity_bound
+from ...models.ruleset import RuleSet, check_complexity_bound, ruleset_objective
 from .. import cpsat as cx
 from .. import highs as hx
 from .localsearch import SelectionSearch, local_search

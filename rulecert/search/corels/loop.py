@@ -18,7 +18,7 @@ import numpy as np
 
 from ...certificate import Certificate, SolutionStatus, Termination
 from ...problem import RuleProblem
-from ...rules import RuleList, rule_list_from_prefix
+from ...models.rulelist import RuleList, rule_list_from_prefix
 from . import kernel as K
 from .bounds import (TOL, CorelsBounds, default_mistakes, lookahead_prunes, max_prefix_length,
                      prefix_length_prunes_children, prefix_stats_reference, subtree_prunes)
@@ -46,7 +46,7 @@ def _rss_bytes() -> int:
 
 def _version() -> str:
     try:
-        from ... import __version__
+        from ..._version import __version__
         return __version__
     except ImportError:  # pragma: no cover
         return ""

@@ -1,11 +1,14 @@
-"""Rule models: antecedents (conjunctions of binary literals) and rule lists.
-
-An :class:`Antecedent` is a conjunction of literals over a binary feature matrix; a literal
-``(j, v)`` is true for a sample when column ``j`` equals ``v`` (``v`` is 0 or 1).  Antecedents
-read from a CORELS ``.out`` file have no literal definition (``literals=None``); they are
-evaluated through a capture matrix instead.
+"""Rule lists and their exact objective (CORELS, Angelino et al., JMLR 2018).
 
 A :class:`RuleList` is ``if a_1 then q_1 elif a_2 then q_2 ... else q_0``.
+
+Objective (JMLR eq. (2)), the one definition every rule-list solver is checked against:
+    R(d) = mistakes(d) / n + c * K,
+where K is the number of rules before the default rule.  With sample weights, mistakes are
+weighted and divided by the total weight.  :func:`rule_list_objective` scores the labels the
+model carries; :func:`rule_list_from_prefix` builds the CORELS labelling: each rule predicts
+the majority of the samples it newly captures, the default the majority of the rest, and
+**ties predict 1** (:func:`majority_label`, as the reference CORELS, everywhere in rulecert).
 """
 from __future__ import annotations
 
@@ -15,60 +18,7 @@ from typing import Sequence
 
 import numpy as np
 
-
-@dataclasses.dataclass(frozen=True)
-class Antecedent:
-    """A named conjunction of binary literals ``(column, value)``; ``literals=None`` if opaque."""
-
-    name: str
-    literals: tuple[tuple[int, int], ...] | None = None
-
-    def evaluate(self, X) -> np.ndarray:
-        """Boolean capture vector on a binary feature matrix ``X`` (n x d)."""
-        if self.literals is None:
-            raise ValueError(
-                f"antecedent {self.name!r} has no literal definition (it was read from a "
-                "CORELS file); evaluate the rule list on a capture matrix instead")
-        X = np.asarray(X)
-        out = np.ones(X.shape[0], dtype=bool)
-        for j, v in self.literals:
-            out &= X[:, j] == v
-        return out
-
-    def to_dict(self) -> dict:
-        return {"name": self.name,
-                "literals": None if self.literals is None else [list(l) for l in self.literals]}
-
-    @classmethod
-    def from_dict(cls, d: dict) -> "Antecedent":
-        lits = d.get("literals")
-        return cls(d["name"], None if lits is None else tuple((int(j), int(v)) for j, v in lits))
-
-
-class OrderedRules:
-    """First-match evaluation shared by every ordered rule model (rule lists, falling lists).
-
-    Subclasses hold ``antecedents`` and define ``n_rules``.
-    """
-
-    def rule_index(self, captures: np.ndarray) -> np.ndarray:
-        """Index of the rule that classifies each sample (``n_rules`` for the default).
-
-        ``captures`` is a boolean matrix (n x n_rules): column k = antecedent k holds.
-        """
-        C = np.asarray(captures, dtype=bool)
-        if C.ndim != 2 or C.shape[1] != self.n_rules:
-            raise ValueError(f"capture matrix must be n x {self.n_rules}, got {C.shape}")
-        idx = np.full(C.shape[0], self.n_rules, dtype=np.int64)
-        for k in range(self.n_rules - 1, -1, -1):
-            idx[C[:, k]] = k
-        return idx
-
-    def captures_from_features(self, X) -> np.ndarray:
-        X = np.asarray(X)
-        if not self.antecedents:
-            return np.zeros((X.shape[0], 0), dtype=bool)
-        return np.column_stack([a.evaluate(X) for a in self.antecedents])
+from .antecedent import Antecedent, OrderedRules
 
 
 @dataclasses.dataclass
@@ -113,23 +63,6 @@ class RuleList(OrderedRules):
         return len(self.antecedents)
 
     # ---- evaluation -------------------------------------------------------------------
-    def captures_from_problem(self, problem) -> np.ndarray:
-        """Capture matrix on a RuleProblem, matching antecedents by index or by name."""
-        from . import bits
-        names = problem.antecedent_names
-        if self.indices and all(i < len(names) and names[i] == a.name
-                                for i, a in zip(self.indices, self.antecedents)):
-            rows = self.indices
-        else:
-            pos = {nm: i for i, nm in enumerate(names)}
-            missing = [a.name for a in self.antecedents if a.name not in pos]
-            if missing:
-                raise ValueError(f"antecedents not present in the problem: {missing}")
-            rows = [pos[a.name] for a in self.antecedents]
-        if not rows:
-            return np.zeros((problem.n_samples, 0), dtype=bool)
-        return bits.unpack(problem.captures[rows], problem.n_samples).T
-
     def predict_captures(self, captures) -> np.ndarray:
         labels = np.array([*self.predictions, self.default], dtype=np.int64)
         return labels[self.rule_index(captures)]
@@ -203,9 +136,42 @@ def rule_list_from_prefix(problem, prefix: Sequence[int]) -> RuleList:
     majority of the samples no rule captures; ties predict 1 (as the reference CORELS).
     Weighted problems use weighted majorities.
     """
-    from .objectives import capture_counts
-    pos_neg = capture_counts(problem, prefix)
+    pos_neg = problem.capture_counts(prefix)
     preds = [majority_label(*pw) for pw, _ in pos_neg[:-1]]
     default = majority_label(*pos_neg[-1][0])
     counts = [cnt for _, cnt in pos_neg]
     return RuleList([problem.antecedents[i] for i in prefix], preds, default, list(prefix), counts)
+
+
+# ---- the exact objective ------------------------------------------------------------------
+@dataclasses.dataclass(frozen=True)
+class RuleListScore:
+    mistakes: float
+    """Number (or weighted mass) of misclassified samples."""
+    n_rules: int
+    objective: float
+    """mistakes / total + c * n_rules."""
+
+
+def rule_list_mistakes(rule_list, problem) -> float:
+    """Misclassified samples (or weighted mass) of ``rule_list`` on ``problem``.
+
+    Antecedents are matched by index into the problem (falling back to names).
+    """
+    C = rule_list.captures_from_problem(problem)
+    pred = rule_list.predict_captures(C)
+    wrong = pred != problem.y
+    if problem.sample_weight is None:
+        return int(wrong.sum())
+    return float(problem.sample_weight[wrong].sum())
+
+
+def rule_list_objective(rule_list, problem, c: float) -> RuleListScore:
+    """Exact CORELS objective of a rule list (labels as carried by the list)."""
+    m = rule_list_mistakes(rule_list, problem)
+    return RuleListScore(m, rule_list.n_rules, m / problem.total_mass + c * rule_list.n_rules)
+
+
+def prefix_objective(problem, prefix: Sequence[int], c: float) -> RuleListScore:
+    """Objective of the CORELS-labelled rule list with antecedent ``prefix``."""
+    return rule_list_objective(rule_list_from_prefix(problem, prefix), problem, c)

@@ -5,13 +5,35 @@ else clause at least one sample) of at most ``max_length`` rules, with no bound 
 dominance.  For FRL only lists that fall (else clause included) are scored; the enumeration
 skips a prefix whose proportions already rise, which loses nothing because every prefix of a
 falling list falls.  Objectives are summed from the counts as in
-:mod:`rulecert.objectives_falling`.
+:mod:`rulecert.models.falling`.
 """
 from __future__ import annotations
 
 import numpy as np
 
-from .falling_core import FallingData, make_params
+from .. import bits
+from ..models.falling import check_falling_problem, make_params
+
+
+class _ClassSplit:
+    """Packed captures split into positives and negatives (numpy only, independent of the
+    searches' data structures)."""
+
+    def __init__(self, problem):
+        check_falling_problem(problem)
+        y = problem.y.astype(bool)
+        self.n, self.M = int(problem.n_samples), int(problem.n_antecedents)
+        D = bits.unpack(problem.captures, self.n).reshape(self.M, self.n)
+        pos, neg = np.flatnonzero(y), np.flatnonzero(~y)
+        self.NP, self.NN = int(pos.size), int(neg.size)
+        self.capP = bits.pack(D[:, pos]).reshape(self.M, -1)
+        self.capN = bits.pack(D[:, neg]).reshape(self.M, -1)
+        self.allP, self.allN = bits.ones(self.NP), bits.ones(self.NN)
+
+    def counts(self, remP, remN):
+        cp = np.bitwise_count(self.capP & remP).sum(axis=1, dtype=np.int64)
+        cn = np.bitwise_count(self.capN & remN).sum(axis=1, dtype=np.int64)
+        return cp, cn
 
 
 def brute_force_falling(problem, program: str, w, C, C1=None, max_length: int | None = None,
@@ -22,7 +44,7 @@ def brute_force_falling(problem, program: str, w, C, C1=None, max_length: int | 
     itself be compatible and falling, else ``(None, inf)``).
     """
     params = make_params(program, w, C, C1)
-    data = FallingData(problem)
+    data = _ClassSplit(problem)
     n, wt, Cc, C1v = data.n, params.w, params.C, params.C1
     L = data.M if max_length is None else int(max_length)
     frl = params.program == "frl"

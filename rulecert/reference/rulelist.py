@@ -1,19 +1,68 @@
-"""Exhaustive enumeration of every prefix of a tiny problem, for checking the search and bounds.
+"""Brute force for tiny rule-list instances: the references the CORELS search and the MIP are
+checked against.
 
-:func:`exhaustive` visits every ordered prefix of distinct antecedents (depth first, on Python
-integer bit sets, independently of the packed-word code it checks) and records the quantities
-the bounds talk about, plus the minimum objective over each prefix's subtree ``sigma(d_p)`` and
-over its strict extensions; :func:`brute_force_optimum` only keeps the best list.  Both are
-exponential: use them for a handful of antecedents (they refuse more than 8).
+* :func:`brute_force_rule_list` -- the best CORELS-labelled list by enumerating every prefix,
+  scored by the model's own objective (:func:`rulecert.models.prefix_objective`);
+* :func:`brute_force_reference` -- the same in a solver's call shape, ``(RuleList, Certificate)``;
+* :func:`exhaustive` -- every prefix with the quantities the JMLR bounds talk about and the
+  minimum objective over each prefix's subtree (to check each bound), and
+  :func:`brute_force_optimum`, its best list only.  Both run on Python integer bit sets,
+  independently of the packed-word code they check, and refuse more than 8 antecedents.
+
+All are exponential: use them for a handful of antecedents.
 """
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import math
+import time
+from typing import Iterator, Sequence
 
 import numpy as np
 
-from ... import bits
+from .. import bits
+from ..certificate import Certificate, SolutionStatus, Termination
+from ..models.rulelist import RuleListScore, prefix_objective, rule_list_from_prefix
+
+
+def all_prefixes(n_antecedents: int, max_length: int) -> Iterator[tuple[int, ...]]:
+    """Every ordered prefix of distinct antecedents of length 0..max_length."""
+    for k in range(0, min(max_length, n_antecedents) + 1):
+        yield from itertools.permutations(range(n_antecedents), k)
+
+
+def brute_force_rule_list(problem, c: float, max_length: int | None = None,
+                          start: Sequence[int] = ()) -> tuple[tuple[int, ...], RuleListScore]:
+    """Best CORELS-labelled rule list by enumeration (optionally below a fixed ``start`` prefix).
+
+    Returns the lexicographically first optimal prefix and its score; ties between
+    objectives are compared exactly on (mistakes, n_rules).
+    """
+    M = problem.n_antecedents
+    L = M if max_length is None else max_length
+    start = tuple(start)
+    rest = [i for i in range(M) if i not in start]
+    best = None
+    for k in range(0, max(0, min(L - len(start), len(rest))) + 1):
+        for tail in itertools.permutations(rest, k):
+            p = start + tail
+            s = prefix_objective(problem, p, c)
+            if best is None or s.objective < best[1].objective - 1e-12:
+                best = (p, s)
+    return best
+
+
+def brute_force_reference(problem, c, *, max_length=None, time_limit=None):
+    """Brute force in CORELS's call shape, for tiny problems and tests."""
+    t0 = time.perf_counter()
+    prefix, score = brute_force_rule_list(problem, c, max_length)
+    rl = rule_list_from_prefix(problem, prefix)
+    cert = Certificate(Termination.OPTIMAL, SolutionStatus.OPTIMAL, score.objective, score.objective,
+                       "brute_force", wall_time=time.perf_counter() - t0,
+                       message="exhaustive enumeration" + ("" if max_length is None else
+                                                           f" up to length {max_length}"))
+    return rl, cert
 
 
 @dataclasses.dataclass
@@ -90,7 +139,7 @@ def brute_force_optimum(problem, c: float, max_length: int | None = None, max_an
     """(prefix, mistakes, n_rules, objective) of a best list (objective = mistakes/N + c*K).
 
     Ties are broken towards the first list met in depth-first order; objectives are compared
-    as ``mistakes / N + c * K``, exactly as :func:`rulecert.objectives.rule_list_objective`."""
+    as ``mistakes / N + c * K``, exactly as :func:`rulecert.models.rule_list_objective`."""
     M, N = problem.n_antecedents, problem.n_samples
     if M > max_antecedents:
         raise ValueError(f"exhaustive enumeration of {M} antecedents is too large (max {max_antecedents})")

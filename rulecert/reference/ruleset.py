@@ -6,7 +6,7 @@ dominated: same loss, more complexity and penalty), with ``empty_clause`` also t
 clause (always true, complexity 1), and drops clauses covering no sample of
 the learned class (they can only add loss), then searches all subsets within the
 complexity bound depth-first.  The objective is that of
-:mod:`rulecert.objectives_ruleset` (Hamming loss plus optional penalties).
+:func:`rulecert.models.ruleset_objective` (Hamming loss plus optional penalties).
 """
 from __future__ import annotations
 
@@ -15,8 +15,8 @@ import math
 
 import numpy as np
 
-from ...problem import check_binary_matrix
-from ...ruleset import RuleSet
+from ..checks import check_binary_matrix
+from ..models.ruleset import RuleSet
 
 
 def brute_force_ruleset(X, y, complexity_bound: float | None, max_clause_length: int, *,

@@ -1,0 +1,101 @@
+"""Run limits: one validation of every limit and one clock per fit.
+
+Every solver and estimator checks its limits here, so the same value gets the same verdict and
+the same words everywhere:
+
+* :func:`check_time_limit` -- seconds, ``None`` for none.  ``allow_zero`` says whether 0 means
+  "return what is held at once" (the CORELS search and the rule-list MIP take it; the falling
+  searches and column generation, which need at least one step to hold a model, refuse it);
+* :func:`check_count_limit` -- deterministic work limits (nodes, iterations, lengths):
+  integers, ``minimum`` 0 or 1 as the solver states;
+* :func:`check_positive` -- other strictly positive real limits (memory, deterministic time).
+
+:class:`Deadline` is the clock of one fit (DESIGN rule 6, "one deadline per fit"):
+``time_limit`` bounds the whole fit and each phase asks it for what remains
+(:meth:`Deadline.remaining`), instead of re-doing ``max(1e-3, limit - elapsed)`` by hand.
+"""
+from __future__ import annotations
+
+import math
+import time
+from numbers import Integral, Real
+
+MIN_PHASE_SECONDS = 1e-3
+"""The least time a phase is given when a deadline is close: solvers treat a limit of 0 as
+"no limit" or refuse it, so a phase that starts always gets a positive limit."""
+
+
+def _is_number(v) -> bool:
+    return not isinstance(v, bool) and isinstance(v, Real) and not math.isnan(float(v))
+
+
+def check_time_limit(value, name: str = "time_limit", *, allow_zero: bool = True) -> float | None:
+    """``None`` or a finite number of seconds, ``>= 0`` (``> 0`` unless ``allow_zero``)."""
+    if value is None:
+        return None
+    if not _is_number(value) or not math.isfinite(float(value)):
+        raise ValueError(f"{name} must be a finite number of seconds or None, got {value!r}")
+    v = float(value)
+    if v < 0 or (v == 0 and not allow_zero):
+        raise ValueError(f"{name} must be {'>=' if allow_zero else '>'} 0 seconds, got {value!r}")
+    return v
+
+
+def check_count_limit(value, name: str, *, minimum: int = 1) -> int | None:
+    """``None`` or an integer ``>= minimum`` (a node, iteration or length limit)."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, Integral):
+        if _is_number(value) and float(value).is_integer():
+            value = int(value)
+        else:
+            raise ValueError(f"{name} must be an integer >= {minimum} or None, got {value!r}")
+    if value < minimum:
+        raise ValueError(f"{name} must be an integer >= {minimum} or None, got {value!r}")
+    return int(value)
+
+
+def check_positive(value, name: str) -> float | None:
+    """``None`` or a finite number ``> 0`` (a memory cap, a deterministic-time budget)."""
+    if value is None:
+        return None
+    if not _is_number(value) or not math.isfinite(float(value)) or float(value) <= 0:
+        raise ValueError(f"{name} must be a finite number > 0 or None, got {value!r}")
+    return float(value)
+
+
+class Deadline:
+    """The wall clock of one fit: started once, asked by every phase for the time left.
+
+    ``Deadline(None)`` never expires and :meth:`remaining` returns ``None`` (no limit), so
+    phases pass ``deadline.remaining()`` straight to a solver's ``time_limit``.
+    """
+
+    __slots__ = ("time_limit", "start", "end")
+
+    def __init__(self, time_limit: float | None, start: float | None = None):
+        self.time_limit = None if time_limit is None else float(time_limit)
+        self.start = time.perf_counter() if start is None else float(start)
+        self.end = None if self.time_limit is None else self.start + self.time_limit
+
+    def elapsed(self) -> float:
+        """Seconds since the fit started."""
+        return time.perf_counter() - self.start
+
+    def remaining(self, floor: float = MIN_PHASE_SECONDS) -> float | None:
+        """Seconds left (at least ``floor``), or ``None`` without a limit."""
+        if self.end is None:
+            return None
+        return max(floor, self.end - time.perf_counter())
+
+    def expired(self) -> bool:
+        """True once the limit has passed (never without a limit)."""
+        return self.end is not None and time.perf_counter() >= self.end
+
+    def share(self, fraction: float) -> float | None:
+        """``fraction`` of the time left (at least the phase floor), or ``None`` without a limit."""
+        left = self.remaining(0.0)
+        return None if left is None else max(MIN_PHASE_SECONDS, fraction * left)
+
+    def __repr__(self) -> str:
+        return f"Deadline(time_limit={self.time_limit!r}, elapsed={self.elapsed():.3f})"

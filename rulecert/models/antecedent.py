@@ -1,0 +1,100 @@
+"""Antecedents (conjunctions of binary literals) and first-match evaluation of ordered rules.
+
+An :class:`Antecedent` is a conjunction of literals over a binary feature matrix; a literal
+``(j, v)`` is true for a sample when column ``j`` equals ``v`` (``v`` is 0 or 1).  Antecedents
+read from a CORELS ``.out`` file have no literal definition (``literals=None``); they are
+evaluated through a capture matrix instead.
+
+:class:`OrderedRules` is what every ordered model (rule lists, falling rule lists) shares: the
+first rule that holds classifies a sample, and antecedents are found in a problem by index or
+name (:func:`antecedent_rows`, the one lookup).
+"""
+from __future__ import annotations
+
+import dataclasses
+from typing import Sequence
+
+import numpy as np
+
+from .. import bits
+
+
+def antecedent_rows(problem, antecedents: Sequence["Antecedent"], indices: Sequence[int] = ()) -> list[int]:
+    """Rows of ``antecedents`` in ``problem``: ``indices`` when they name the same antecedents,
+    else a lookup by name (``ValueError`` naming the antecedents the problem lacks)."""
+    names = problem.antecedent_names
+    if indices and len(indices) == len(antecedents) and all(
+            0 <= i < len(names) and names[i] == a.name for i, a in zip(indices, antecedents)):
+        return [int(i) for i in indices]
+    pos = {nm: i for i, nm in enumerate(names)}
+    missing = [a.name for a in antecedents if a.name not in pos]
+    if missing:
+        raise ValueError(f"antecedents not present in the problem: {missing}")
+    return [pos[a.name] for a in antecedents]
+
+
+@dataclasses.dataclass(frozen=True)
+class Antecedent:
+    """A named conjunction of binary literals ``(column, value)``; ``literals=None`` if opaque."""
+
+    name: str
+    literals: tuple[tuple[int, int], ...] | None = None
+
+    def evaluate(self, X) -> np.ndarray:
+        """Boolean capture vector on a binary feature matrix ``X`` (n x d)."""
+        if self.literals is None:
+            raise ValueError(
+                f"antecedent {self.name!r} has no literal definition (it was read from a "
+                "CORELS file); evaluate the rule list on a capture matrix instead")
+        X = np.asarray(X)
+        out = np.ones(X.shape[0], dtype=bool)
+        for j, v in self.literals:
+            out &= X[:, j] == v
+        return out
+
+    def to_dict(self) -> dict:
+        return {"name": self.name,
+                "literals": None if self.literals is None else [list(l) for l in self.literals]}
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "Antecedent":
+        lits = d.get("literals")
+        return cls(d["name"], None if lits is None else tuple((int(j), int(v)) for j, v in lits))
+
+
+class OrderedRules:
+    """First-match evaluation shared by every ordered rule model (rule lists, falling lists).
+
+    Subclasses hold ``antecedents`` and define ``n_rules``.
+    """
+
+    def rule_index(self, captures: np.ndarray) -> np.ndarray:
+        """Index of the rule that classifies each sample (``n_rules`` for the default).
+
+        ``captures`` is a boolean matrix (n x n_rules): column k = antecedent k holds.
+        """
+        C = np.asarray(captures, dtype=bool)
+        if C.ndim != 2 or C.shape[1] != self.n_rules:
+            raise ValueError(f"capture matrix must be n x {self.n_rules}, got {C.shape}")
+        idx = np.full(C.shape[0], self.n_rules, dtype=np.int64)
+        for k in range(self.n_rules - 1, -1, -1):
+            idx[C[:, k]] = k
+        return idx
+
+    def captures_from_features(self, X) -> np.ndarray:
+        X = np.asarray(X)
+        if not self.antecedents:
+            return np.zeros((X.shape[0], 0), dtype=bool)
+        return np.column_stack([a.evaluate(X) for a in self.antecedents])
+
+    def rows_in(self, problem) -> list[int]:
+        """Row indices of the antecedents in ``problem`` (by index, falling back to names)."""
+        return antecedent_rows(problem, self.antecedents, getattr(self, "indices", ()))
+
+    def captures_from_problem(self, problem) -> np.ndarray:
+        """Boolean capture matrix (n x n_rules) on a RuleProblem, antecedents found by
+        index or by name."""
+        rows = self.rows_in(problem)
+        if not rows:
+            return np.zeros((problem.n_samples, 0), dtype=bool)
+        return bits.unpack(problem.captures[rows], problem.n_samples).T
