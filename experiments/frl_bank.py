@@ -34,9 +34,8 @@ import numpy as np
 import pandas as pd
 
 from rulecert.datasets import load_bank_full
-from rulecert.models.falling import FallingRuleList
 from rulecert.mining.fpgrowth import mine_fpgrowth
-from rulecert.models.falling import frl_objective
+from rulecert.models.falling import FallingRuleList, frl_objective
 from rulecert.search.falling import branch_and_bound, monte_carlo
 
 TABLE1 = [("poutcome=success", "default=no"), ("60<=age<100", "default=no"),

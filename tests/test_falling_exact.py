@@ -8,11 +8,11 @@ import math
 import numpy as np
 import pytest
 
-from rulecert.models.falling import counts_fall, frl_objective, soft_frl_objective
+from rulecert.models.falling import counts_fall, frl_objective, make_params, soft_frl_objective
 from rulecert.problem import RuleProblem
 from rulecert.reference import brute_force_falling
 from rulecert.search.falling import branch_and_bound, monte_carlo
-from rulecert.search.falling_core import FallingData, children, make_params
+from rulecert.search.falling.bounds import FallingData, children
 
 WS = [0.5, 1.0, 3.0, 7.0]
 CS = [0.0, 0.001, 0.01, 0.05]

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import json
-import time
 
 
 def add_parser(sub) -> None:
@@ -25,22 +24,15 @@ def add_parser(sub) -> None:
 
 
 def run(args) -> int:
-    from ..search.falling import branch_and_bound, monte_carlo
+    from ..search.falling import solve
     from ._data import load_problem
     problem, desc = load_problem(args)
     prog = "softfrl" if args.soft else "frl"
     C1 = args.C1 if args.soft else None
-    t0 = time.perf_counter()
-    model = None
-    mc_cert = None
-    if args.method in ("both", "monte_carlo"):
-        model, mc_cert = monte_carlo(problem, prog, args.w, args.C, C1, iterations=args.iterations,
-                                     seed=args.seed, time_limit=args.time_limit)
-        cert = mc_cert
-    if args.method in ("both", "exact"):
-        left = None if args.time_limit is None else max(1e-3, args.time_limit - (time.perf_counter() - t0))
-        model, cert = branch_and_bound(problem, prog, args.w, args.C, C1, max_length=args.max_length,
-                                       time_limit=left, node_limit=args.node_limit, incumbent=model)
+    sol = solve(problem, prog, args.w, args.C, C1, method=args.method, iterations=args.iterations,
+                seed=args.seed, max_length=args.max_length, time_limit=args.time_limit,
+                node_limit=args.node_limit)
+    model, cert, mc_cert = sol.model, sol.certificate, sol.monte_carlo_certificate
     if args.json:
         out = {"program": prog, "w": args.w, "C": args.C, "C1": C1, "model": model.to_dict(),
                "certificate": cert.to_dict()}

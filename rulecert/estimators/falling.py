@@ -6,7 +6,9 @@ at least ``min_support`` of one class).  The list is then learned by
 
 * ``method="monte_carlo"``: Algorithm FRL / softFRL (seeded by ``random_state``);
 * ``method="exact"``: the certified branch-and-bound;
-* ``method="both"`` (default): Monte-Carlo first, its list seeding the branch-and-bound.
+* ``method="both"`` (default): Monte-Carlo first, its list seeding the branch-and-bound
+
+(all three through :func:`rulecert.search.falling.solve`).
 
 ``time_limit`` bounds the whole fit; a limit-stopped exact search keeps its incumbent and
 reports the proven bound and gap in ``certificate_``.  ``predict_proba`` gives each sample
@@ -16,7 +18,6 @@ only).
 """
 from __future__ import annotations
 
-import time
 from numbers import Integral, Real
 
 import numpy as np
@@ -50,34 +51,23 @@ class _FallingBase(BinaryRuleClassifier):
         return None
 
     def fit(self, X, y):
+        from ..limits import Deadline
         from ..mining.fpgrowth import mine_fpgrowth
-        from ..search.falling_bnb import branch_and_bound
-        from ..search.falling_mc import monte_carlo
+        from ..search.falling import solve
 
         self._validate_params()
-        t0 = time.perf_counter()
+        deadline = Deadline(self.time_limit)  # bounds the whole fit, mining included
         Xb, y01, _, names = self._prepare_fit(X, y)
         aset = mine_fpgrowth(Xb, y01, names, max_predicates=self.max_predicates,
                              min_support=self.min_support)
         problem = aset.to_problem(y01)
-        prog, C1 = self._program, self._C1()
-
-        def left():
-            return None if self.time_limit is None else max(1e-3, self.time_limit - (time.perf_counter() - t0))
-
-        model = None
-        self.monte_carlo_certificate_ = None
-        if self.method in ("monte_carlo", "both"):
-            model, cert = monte_carlo(problem, prog, self.w, self.C, C1, iterations=self.iterations,
-                                      prob_terminate=self.prob_terminate, lam=self.lam,
-                                      seed=self.random_state, time_limit=left())
-            self.monte_carlo_certificate_ = cert
-        if self.method in ("exact", "both"):
-            model, cert = branch_and_bound(problem, prog, self.w, self.C, C1,
-                                           max_length=self.max_length, time_limit=left(),
-                                           node_limit=self.node_limit, incumbent=model)
-        self.rule_list_ = model
-        self.certificate_ = cert
+        sol = solve(problem, self._program, self.w, self.C, self._C1(), method=self.method,
+                    iterations=self.iterations, prob_terminate=self.prob_terminate, lam=self.lam,
+                    seed=self.random_state, max_length=self.max_length,
+                    node_limit=self.node_limit, deadline=deadline)
+        self.rule_list_ = sol.model
+        self.certificate_ = sol.certificate
+        self.monte_carlo_certificate_ = sol.monte_carlo_certificate
         self.n_antecedents_ = problem.n_antecedents
         return self
 
@@ -118,7 +108,7 @@ class FallingRuleListClassifier(_FallingBase):
 
     Attributes
     ----------
-    rule_list_ : rulecert.falling_model.FallingRuleList
+    rule_list_ : rulecert.models.FallingRuleList
     certificate_ : rulecert.Certificate (of the final search)
     monte_carlo_certificate_ : Certificate or None
     classes_ : the two classes (``classes_[1]`` is the positive class)

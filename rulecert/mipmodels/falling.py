@@ -33,8 +33,9 @@ C1 / Q per rule; the certificate states that: its lower bound is CP-SAT's bound 
 K * C1 / Q, and its objective is the exact objective of the returned list.
 
 Every certificate's objective is recomputed exactly from the returned list with
-:mod:`rulecert.objectives_falling`; statuses come from :mod:`rulecert.mipmodels.highs` /
-:mod:`rulecert.mipmodels.cpsat`.
+:mod:`rulecert.models.falling`; statuses come from :mod:`rulecert.mipmodels.highs` /
+:mod:`rulecert.mipmodels.cpsat`, and :func:`rulecert.certificate.certify` decides the
+certificate.  The entry point is :func:`solve` (``solver="highs"`` or ``"cpsat"``).
 """
 from __future__ import annotations
 
@@ -43,10 +44,9 @@ from fractions import Fraction
 
 import numpy as np
 
-from ..certificate import Certificate, SolutionStatus, Termination
-from ..models.falling import FallingRuleList
-from ..models.falling import (check_falling_params, check_falling_problem, frl_objective,
-                                  soft_frl_objective)
+from ..certificate import certify
+from ..models.falling import (FallingRuleList, check_falling_problem, frl_objective, make_params,
+                              soft_frl_objective)
 from . import cpsat as _cpsat
 from . import highs as _highs
 
@@ -56,20 +56,13 @@ ABS_TOL = 1e-7
 
 def _setup(problem, program, w, C, C1, K):
     check_falling_problem(problem)
-    if program == "frl":
-        w, C, _ = check_falling_params(w, C)
-        C1 = 0.0
-    elif program == "softfrl":
-        if C1 is None:
-            raise ValueError("softFRL needs the softness penalty C1")
-        w, C, C1 = check_falling_params(w, C, C1)
-    else:
-        raise ValueError(f"program must be 'frl' or 'softfrl', got {program!r}")
+    params = make_params(program, w, C, C1)
     if K is None or int(K) != K or K < 0:
         raise ValueError(f"max_rules must be a non-negative integer, got {K!r}")
     K = min(int(K), problem.n_antecedents)
     patterns, _, pos, neg = problem.groups
-    return w, C, C1, K, patterns.astype(bool), np.asarray(pos, np.int64), np.asarray(neg, np.int64)
+    return (params.w, params.C, params.C1, K, patterns.astype(bool), np.asarray(pos, np.int64),
+            np.asarray(neg, np.int64))
 
 
 class _Builder:
@@ -117,12 +110,17 @@ def _decode_prefix(x, s_idx, K, M):
 
 
 def _certificate(problem, program, w, C, C1, prefix, res, solver, lower_shift=0.0, abs_tol=ABS_TOL):
-    """Exact objective of the decoded list + the solver's mapped status and bound."""
-    kind = "falling" if program == "frl" else "softly_falling"
+    """Exact objective of the decoded list + the solver's mapped termination and bound.
+
+    A limit-stopped run stays FEASIBLE even when its bound meets the objective
+    (``promote_proven=False``); a solver's OPTIMAL whose bound misses the exact objective
+    becomes ERROR (:func:`rulecert.certificate.certify`).
+    """
     if prefix is None:
-        cert = Certificate(res.termination, SolutionStatus.NONE, None, res.bound, solver,
-                           res.solver_version, abs_tol, 0.0, res.nodes, res.iterations,
-                           res.wall_time, None, res.warm_start_objective, res.message)
+        cert = certify(None, res.bound, res.termination, solver=solver,
+                       solver_version=res.solver_version, abs_tol=abs_tol, nodes=res.nodes,
+                       iterations=res.iterations, wall_time=res.wall_time,
+                       warm_start_objective=res.warm_start_objective, message=res.message)
         return None, cert
     if program == "frl":
         s = frl_objective(problem, prefix, w, C)
@@ -132,39 +130,20 @@ def _certificate(problem, program, w, C, C1, prefix, res, solver, lower_shift=0.
         s = soft_frl_objective(problem, prefix, w, C, C1)
     obj = s.objective
     bound = res.bound - lower_shift if math.isfinite(res.bound) else res.bound
-    term, status = res.termination, res.status
-    if term is Termination.OPTIMAL:
-        if obj - bound > abs_tol:
-            term, status = Termination.ERROR, SolutionStatus.FEASIBLE
-            msg = f"{res.message}; solver claimed optimal but objective {obj} exceeds bound {bound}"
-        else:
-            bound = min(bound, obj)
-            msg = res.message
-    else:
-        status = SolutionStatus.FEASIBLE
-        bound = min(bound, obj)
-        msg = res.message
-    cert = Certificate(term, status, obj, bound, solver, res.solver_version, abs_tol, 0.0,
-                       res.nodes, res.iterations, res.wall_time, None, res.warm_start_objective,
-                       msg, [], {"program": program, "solver_objective": res.objective})
+    cert = certify(obj, min(bound, obj), res.termination, solver=solver, abs_tol=abs_tol,
+                   promote_proven=False, solver_version=res.solver_version, nodes=res.nodes,
+                   iterations=res.iterations, wall_time=res.wall_time,
+                   warm_start_objective=res.warm_start_objective, message=res.message,
+                   stats={"program": program, "solver_objective": res.objective})
+    kind = "falling" if program == "frl" else "softly_falling"
     return FallingRuleList.from_prefix(problem, prefix, w, kind), cert
 
 
-def solve_highs(problem, program: str, w, C, C1=None, *, max_rules: int, time_limit=None,
-                node_limit=None, threads: int | None = 1, seed: int = 0):
-    """Exact MIP of Program 2.9 / 5.1 with at most ``max_rules`` rules on HiGHS."""
-    w, C, C1, K, Pat, pos, neg = _setup(problem, program, w, C, C1, max_rules)
+# ---- HiGHS ---------------------------------------------------------------------------------
+def _highs_assignment_rows(B, s_idx, c_idx, Pat, K, C):
+    """Rule cost, at most one antecedent per position and position per antecedent, contiguity,
+    and c[k,g] = "position k is the first to cover group g"."""
     G, M = Pat.shape
-    n = problem.n_samples
-    NP, NN = int(pos.sum()), int(neg.sum())
-    tot = pos + neg
-    B = _Builder()
-    s_idx = [[B.var(0, 1, 0.0, True) for a in range(M)] for k in range(K)]
-    c_idx = [[B.var(0, 1) for g in range(G)] for k in range(K + 1)]
-    al = [B.var(0, 1) for k in range(K + 1)]
-    z_idx = [[B.var(0, 1) for g in range(G)] for k in range(K + 1)]
-    yv = [B.var(0, 1, 0.0, True) for k in range(K + 1)]
-    lv = [B.var(0, math.inf, 1.0 / n) for k in range(K + 1)]
     # u[k] = sum_a s[k,a]: rule cost C on each s
     for k in range(K):
         for a in range(M):
@@ -183,6 +162,13 @@ def solve_highs(problem, program: str, w, C, C1=None, *, max_rules: int, time_li
             B.row(-math.inf, 0, [(c_idx[k][g], 1)] + [(s_idx[k][a], -1) for a in cov_a])
             # sum_{j<=k} c[j,g] >= cov[k,g]
             B.row(0, math.inf, [(c_idx[j][g], 1) for j in range(k + 1)] + [(s_idx[k][a], -1) for a in cov_a])
+
+
+def _highs_position_rows(B, s_idx, c_idx, al, z_idx, yv, lv, pos, neg, K, M, w):
+    """Per position: z = alpha * c, the proportion, the loss and compatibility."""
+    G = len(pos)
+    NP, NN = int(pos.sum()), int(neg.sum())
+    tot = pos + neg
     for k in range(K + 1):
         for g in range(G):
             B.row(-math.inf, 0, [(z_idx[k][g], 1), (c_idx[k][g], -1)])
@@ -197,6 +183,10 @@ def solve_highs(problem, program: str, w, C, C1=None, *, max_rules: int, time_li
             B.row(0, math.inf, [(c_idx[k][g], 1) for g in range(G)] + [(s_idx[k][a], -1) for a in range(M)])
         else:
             B.row(1, math.inf, [(c_idx[K][g], 1) for g in range(G)])
+
+
+def _highs_order_rows(B, program, s_idx, al, K, M, C1):
+    """FRL: the proportions fall; softFRL: running minimum and penalty variables."""
     if program == "frl":
         for k in range(K):
             if k + 1 < K:  # alpha[k] - alpha[k+1] - u[k+1] >= -1
@@ -211,6 +201,24 @@ def solve_highs(problem, program: str, w, C, C1=None, *, max_rules: int, time_li
                 B.row(-math.inf, 0, [(mv[k], 1), (mv[k - 1], -1)])
         for k in range(1, K + 1):
             B.row(0, math.inf, [(pv[k], 1), (al[k], -1), (mv[k - 1], 1)])
+
+
+def _solve_highs(problem, program: str, w, C, C1=None, *, max_rules: int, time_limit=None,
+                 node_limit=None, threads: int | None = 1, seed: int = 0):
+    """Exact MIP of Program 2.9 / 5.1 with at most ``max_rules`` rules on HiGHS."""
+    w, C, C1, K, Pat, pos, neg = _setup(problem, program, w, C, C1, max_rules)
+    G, M = Pat.shape
+    n = problem.n_samples
+    B = _Builder()
+    s_idx = [[B.var(0, 1, 0.0, True) for a in range(M)] for k in range(K)]
+    c_idx = [[B.var(0, 1) for g in range(G)] for k in range(K + 1)]
+    al = [B.var(0, 1) for k in range(K + 1)]
+    z_idx = [[B.var(0, 1) for g in range(G)] for k in range(K + 1)]
+    yv = [B.var(0, 1, 0.0, True) for k in range(K + 1)]
+    lv = [B.var(0, math.inf, 1.0 / n) for k in range(K + 1)]
+    _highs_assignment_rows(B, s_idx, c_idx, Pat, K, C)
+    _highs_position_rows(B, s_idx, c_idx, al, z_idx, yv, lv, pos, neg, K, M, w)
+    _highs_order_rows(B, program, s_idx, al, K, M, C1)
     h = _highs.new_highs(threads=threads, seed=seed)
     h.setOptionValue("primal_feasibility_tolerance", 1e-9)
     h.setOptionValue("mip_feasibility_tolerance", 1e-9)
@@ -221,19 +229,13 @@ def solve_highs(problem, program: str, w, C, C1=None, *, max_rules: int, time_li
     return _certificate(problem, program, w, C, C1, prefix, res, f"{program}-mip-highs")
 
 
+# ---- CP-SAT --------------------------------------------------------------------------------
 def _exact_fraction(v: float) -> Fraction:
     return Fraction(repr(float(v)))
 
 
-def solve_cpsat(problem, program: str, w, C, C1=None, *, max_rules: int, time_limit=None,
-                workers: int = 1, seed: int = 0, deterministic_time=None,
-                penalty_scale: int = 10**6):
-    """Exact (FRL) / scaled (softFRL, see module doc) CP-SAT model with at most ``max_rules`` rules."""
-    w, C, C1, K, Pat, pos, neg = _setup(problem, program, w, C, C1, max_rules)
-    G, M = Pat.shape
-    n = problem.n_samples
-    NP, NN = int(pos.sum()), int(neg.sum())
-    tot = pos + neg
+def _cpsat_scale(program, w, C, C1, n, NP, NN, K, penalty_scale):
+    """(w, C, C1 as exact fractions, Q, den, S): objective * S is an integer."""
     wf, Cf, C1f = _exact_fraction(w), _exact_fraction(C), _exact_fraction(C1)
     Q = int(penalty_scale) if program == "softfrl" else 1
     # objective * S is an integer: S = n * lcm(den(w), den(C), den(C1)) * Q
@@ -242,7 +244,12 @@ def solve_cpsat(problem, program: str, w, C, C1=None, *, max_rules: int, time_li
     if S * max(1, NP + NN) * (1 + int(wf)) > 2**62 // max(1, K + 1):
         raise ValueError("the exact integer scaling of the objective overflows CP-SAT's 64-bit "
                          "integers; use the HiGHS model")
-    m = _cpsat.new_model()
+    return wf, Cf, C1f, Q, den, S
+
+
+def _cpsat_assignment(m, Pat, K):
+    """s[k][a], u[k] and c[k][g] with the assignment constraints of the HiGHS model."""
+    G, M = Pat.shape
     s = [[m.NewBoolVar(f"s{k}_{a}") for a in range(M)] for k in range(K)]
     u = [sum(s[k]) for k in range(K)]
     c = [[m.NewBoolVar(f"c{k}_{g}") for g in range(G)] for k in range(K + 1)]
@@ -260,6 +267,14 @@ def solve_cpsat(problem, program: str, w, C, C1=None, *, max_rules: int, time_li
             cov = sum(s[k][a] for a in cov_a)
             m.Add(c[k][g] <= cov)
             m.Add(sum(c[j][g] for j in range(k + 1)) >= cov)
+    return s, u, c
+
+
+def _cpsat_counts_and_loss(m, c, u, pos, neg, K, wd, den):
+    """Integer counts P_k, T_k, compatibility, and the loss l[k] = min(w P, N) * den."""
+    G = len(pos)
+    NP, NN = int(pos.sum()), int(neg.sum())
+    tot = pos + neg
     P = [m.NewIntVar(0, NP, f"P{k}") for k in range(K + 1)]
     T = [m.NewIntVar(0, NP + NN, f"T{k}") for k in range(K + 1)]
     for k in range(K + 1):
@@ -269,8 +284,6 @@ def solve_cpsat(problem, program: str, w, C, C1=None, *, max_rules: int, time_li
             m.Add(sum(c[k]) >= u[k])
         else:
             m.Add(sum(c[K]) >= 1)
-    # loss l[k] = min(w P, N) scaled by den (w*den integer)
-    wd = int(wf * den)
     lv = []
     for k in range(K + 1):
         y = m.NewBoolVar(f"y{k}")
@@ -279,8 +292,11 @@ def solve_cpsat(problem, program: str, w, C, C1=None, *, max_rules: int, time_li
         m.Add(l >= Nk * den - NN * den * (1 - y))
         m.Add(l >= wd * P[k] - wd * NP * y)
         lv.append(l)
-    big = (NP + NN) ** 2
+    return P, T, lv
 
+
+def _cpsat_order(m, program, s, P, T, K, big, Q, c1q):
+    """FRL: P_k T_j >= P_j T_k; softFRL: the scaled penalties (returned as objective terms)."""
     def prod(x, yv, name):
         v = m.NewIntVar(0, big, name)
         m.AddMultiplicationEquality(v, [x, yv])
@@ -291,7 +307,7 @@ def solve_cpsat(problem, program: str, w, C, C1=None, *, max_rules: int, time_li
         used[k] = m.NewBoolVar(f"used{k}")
         m.Add(sum(s[k]) == 1).OnlyEnforceIf(used[k])
         m.Add(sum(s[k]) == 0).OnlyEnforceIf(used[k].Not())
-    obj_terms = [Q * l for l in lv] + [int(Cf * n * den * Q) * u[k] for k in range(K)]
+    terms = []
     if program == "frl":
         for k in range(K):
             nxt = [k + 1] if k + 1 < K else []
@@ -303,10 +319,9 @@ def solve_cpsat(problem, program: str, w, C, C1=None, *, max_rules: int, time_li
                 m.Add(a1 >= a2).OnlyEnforceIf(cond)
     else:
         # pi'[k] T_k T_j >= Q (P_k T_j - P_j T_k) for used j < k (k = K: the else clause)
-        c1q = int(C1f * n * den)  # objective units per pi' unit: C1 * n * den * Q / Q
         for k in range(1, K + 1):
             pik = m.NewIntVar(0, Q, f"pi{k}")
-            obj_terms.append(c1q * pik)
+            terms.append(c1q * pik)
             for j in range(k):
                 a1 = prod(P[k], T[j], f"pt{k}_{j}")
                 a2 = prod(P[j], T[k], f"tp{k}_{j}")
@@ -315,6 +330,25 @@ def solve_cpsat(problem, program: str, w, C, C1=None, *, max_rules: int, time_li
                 m.AddMultiplicationEquality(lhs, [pik, tt])
                 conds = [used[j]] + ([used[k]] if k < K else [])
                 m.Add(lhs >= Q * (a1 - a2)).OnlyEnforceIf(conds)
+    return terms
+
+
+def _solve_cpsat(problem, program: str, w, C, C1=None, *, max_rules: int, time_limit=None,
+                 workers: int = 1, seed: int = 0, deterministic_time=None,
+                 penalty_scale: int = 10**6):
+    """Exact (FRL) / scaled (softFRL, see module doc) CP-SAT model with at most ``max_rules`` rules."""
+    w, C, C1, K, Pat, pos, neg = _setup(problem, program, w, C, C1, max_rules)
+    G, M = Pat.shape
+    n = problem.n_samples
+    NP, NN = int(pos.sum()), int(neg.sum())
+    wf, Cf, C1f, Q, den, S = _cpsat_scale(program, w, C, C1, n, NP, NN, K, penalty_scale)
+    m = _cpsat.new_model()
+    s, u, c = _cpsat_assignment(m, Pat, K)
+    # loss l[k] = min(w P, N) scaled by den (w*den integer)
+    P, T, lv = _cpsat_counts_and_loss(m, c, u, pos, neg, K, int(wf * den), den)
+    obj_terms = [Q * l for l in lv] + [int(Cf * n * den * Q) * u[k] for k in range(K)]
+    # c1q: objective units per pi' unit, C1 * n * den * Q / Q
+    obj_terms += _cpsat_order(m, program, s, P, T, K, (NP + NN) ** 2, Q, int(C1f * n * den))
     m.Minimize(sum(obj_terms))
     flat = [v for row in s for v in row]
     res = _cpsat.solve(m, flat, time_limit=time_limit, workers=workers, seed=seed,
@@ -334,9 +368,14 @@ def solve_cpsat(problem, program: str, w, C, C1=None, *, max_rules: int, time_li
 
 
 def solve(problem, program: str, w, C, C1=None, *, max_rules: int, solver: str = "highs", **kwargs):
-    """Dispatch to :func:`solve_highs` or :func:`solve_cpsat`; returns (FallingRuleList, Certificate)."""
+    """Exact FRL / softFRL MIP with at most ``max_rules`` rules: ``(FallingRuleList, Certificate)``.
+
+    ``solver="highs"`` (options ``time_limit``, ``node_limit``, ``threads``, ``seed``) or
+    ``"cpsat"`` (options ``time_limit``, ``workers``, ``seed``, ``deterministic_time``,
+    ``penalty_scale``).
+    """
     if solver == "highs":
-        return solve_highs(problem, program, w, C, C1, max_rules=max_rules, **kwargs)
+        return _solve_highs(problem, program, w, C, C1, max_rules=max_rules, **kwargs)
     if solver in ("cpsat", "cp-sat"):
-        return solve_cpsat(problem, program, w, C, C1, max_rules=max_rules, **kwargs)
+        return _solve_cpsat(problem, program, w, C, C1, max_rules=max_rules, **kwargs)
     raise ValueError(f"solver must be 'highs' or 'cpsat', got {solver!r}")

@@ -1,5 +1,8 @@
 """Shared pieces of the FRL / softFRL searches: packed data, prefix bounds, child evaluation.
 
+Used by :mod:`rulecert.search.falling.mc` (Algorithms FRL / softFRL) and
+:mod:`rulecert.search.falling.bnb` (the exact branch-and-bound).
+
 Mathematics: Chen & Rudin (AISTATS 2018), restated in ``shared/papers/frl_math.md``.
 
 The capture matrix is split by class: ``capP`` (M x ceil(n+/64)) holds each antecedent's
@@ -36,8 +39,9 @@ import dataclasses
 import numba
 import numpy as np
 
-from .. import bits
-from ..models.falling import FallingParams, check_falling_problem, make_params  # noqa: F401
+from ... import bits
+from ...models.falling import (FallingParams, FallingRuleList, check_falling_problem,
+                               frl_objective, make_params, soft_frl_objective)  # noqa: F401
 
 
 class FallingData:
@@ -128,6 +132,22 @@ def _mix64(z):
     return z ^ (z >> np.uint64(31))
 
 
+_G1 = np.uint64(0x9E3779B97F4A7C15)
+_G2 = np.uint64(0xD1B54A32D192ED03)
+
+
+@numba.njit(cache=True, inline="always")
+def _hash_words(rem, cap, a, s1, s2, h1, h2):
+    """Fold the words of ``rem & ~cap[a]`` into the two running hashes (and seed streams)."""
+    for k in range(rem.shape[0]):
+        x = rem[k] & ~cap[a, k]
+        s1 += _G1
+        s2 += _G2
+        h1 += _mix64(x ^ s1)
+        h2 += _mix64(x ^ s2)
+    return s1, s2, h1, h2
+
+
 @numba.njit(cache=True)
 def child_keys(capP, capN, remP, remN, idx):
     """128-bit keys (two uint64) of the uncaptured set left by each child ``idx``.
@@ -138,26 +158,14 @@ def child_keys(capP, capN, remP, remN, idx):
     m = idx.shape[0]
     k1 = np.empty(m, np.uint64)
     k2 = np.empty(m, np.uint64)
-    g1 = np.uint64(0x9E3779B97F4A7C15)
-    g2 = np.uint64(0xD1B54A32D192ED03)
     for i in range(m):
         a = idx[i]
         h1 = np.uint64(0)
         h2 = np.uint64(0)
         s1 = np.uint64(0x243F6A8885A308D3)
         s2 = np.uint64(0x13198A2E03707344)
-        for k in range(remP.shape[0]):
-            x = remP[k] & ~capP[a, k]
-            s1 += g1
-            s2 += g2
-            h1 += _mix64(x ^ s1)
-            h2 += _mix64(x ^ s2)
-        for k in range(remN.shape[0]):
-            x = remN[k] & ~capN[a, k]
-            s1 += g1
-            s2 += g2
-            h1 += _mix64(x ^ s1)
-            h2 += _mix64(x ^ s2)
+        s1, s2, h1, h2 = _hash_words(remP, capP, a, s1, s2, h1, h2)
+        s1, s2, h1, h2 = _hash_words(remN, capN, a, s1, s2, h1, h2)
         k1[i] = h1
         k2[i] = h2
     return k1, k2
@@ -299,3 +307,28 @@ def root_tail(params: FallingParams, n: int, RP: int, RN: int):
     else:
         ext, stop = soft_tail(RP, RN, 1.0, n, params.w, params.C, params.C1)
     return float(ext), float(stop)
+
+
+# ---- the searches' results -----------------------------------------------------------------
+def solver_name(params: FallingParams, method: str) -> str:
+    """``"frl-<method>"`` or ``"softfrl-<method>"`` (the certificate's solver field)."""
+    return f"{params.program}-{method}"
+
+
+def exact_objective(problem, params: FallingParams, prefix) -> float:
+    """Objective of Program 2.9 / 5.1 of ``prefix``, recomputed by :mod:`rulecert.models.falling`."""
+    if params.program == "frl":
+        return frl_objective(problem, prefix, params.w, params.C).objective
+    return soft_frl_objective(problem, prefix, params.w, params.C, params.C1).objective
+
+
+def check_incumbent(value: float, objective: float, what: str) -> None:
+    """A search's running value must equal the exact objective of its list (internal check)."""
+    if abs(objective - value) > 1e-9:
+        raise AssertionError(f"internal error: {what} {value} != exact objective {objective}")
+
+
+def model_of(problem, params: FallingParams, prefix) -> FallingRuleList:
+    """The FallingRuleList (falling or softly falling by program) of ``prefix``."""
+    kind = "falling" if params.program == "frl" else "softly_falling"
+    return FallingRuleList.from_prefix(problem, prefix, params.w, kind)

@@ -1,0 +1,89 @@
+"""Falling (FRL) and softly falling (softFRL) rule lists: Monte-Carlo and exact searches.
+
+Chen & Rudin, "An optimization approach to learning falling rule lists" (AISTATS 2018);
+the mathematics is restated in ``shared/papers/frl_math.md``.
+
+* :func:`solve` -- the one verb: Monte-Carlo, exact, or (default) Monte-Carlo whose list seeds
+  the exact search, under one deadline for both;
+* :func:`frl_monte_carlo`, :func:`softfrl_monte_carlo` (:mod:`.mc`) -- Algorithms FRL and
+  softFRL (curiosity-weighted sampling, prefix bounds, stop probability, seeded);
+* :func:`frl_branch_and_bound`, :func:`softfrl_branch_and_bound` (:mod:`.bnb`) -- exact
+  best-first branch-and-bound with the same bounds plus captured-set dominance, certified;
+* :mod:`.bounds` -- class-split packed data, the prefix bounds of Theorems 4.6 / 5.2 and the
+  evaluation of all children of a prefix at once.
+
+Every function takes a :class:`~rulecert.problem.RuleProblem` (unweighted, both classes) and
+returns ``(FallingRuleList, Certificate)``.  The brute-force reference is
+:func:`rulecert.reference.brute_force_falling`.
+Bad input: ``w <= 0``, ``C < 0``, ``C1 < 0``, one class only, sample weights or
+``time_limit <= 0`` raise ``ValueError`` before any work.  An antecedent set that captures
+nothing gives the valid trivial list (the else clause alone), certified optimal: it is the
+only compatible list.
+"""
+from __future__ import annotations
+
+import dataclasses
+
+from ...certificate import Certificate
+from ...limits import Deadline, check_time_limit
+from ...models.falling import FallingRuleList
+from .bnb import branch_and_bound, frl_branch_and_bound, softfrl_branch_and_bound
+from .mc import frl_monte_carlo, monte_carlo, softfrl_monte_carlo
+
+METHODS = ("monte_carlo", "exact", "both")
+"""``solve``'s methods: Algorithm FRL / softFRL alone, the exact search alone, or both."""
+
+
+@dataclasses.dataclass(frozen=True)
+class FallingSolution:
+    """What :func:`solve` returns; unpacks as ``model, certificate = solve(...)``.
+
+    ``certificate`` is the final search's (the exact one when it ran);
+    ``monte_carlo_certificate`` is the Monte-Carlo search's (the same object as
+    ``certificate`` for ``method="monte_carlo"``, ``None`` for ``method="exact"``).
+    """
+
+    model: FallingRuleList
+    certificate: Certificate
+    monte_carlo_certificate: Certificate | None = None
+
+    def __iter__(self):
+        return iter((self.model, self.certificate))
+
+
+def solve(problem, program: str = "frl", w: float = 7.0, C: float = 1e-6, C1=None, *,
+          method: str = "both", iterations: int | None = None, prob_terminate: float = 0.01,
+          lam: float = 0.8, seed: int | None = 0, max_length: int | None = None,
+          time_limit: float | None = None, node_limit: int | None = None,
+          deadline: Deadline | None = None) -> FallingSolution:
+    """A falling (``program="frl"``) or softly falling (``"softfrl"``, needs ``C1``) rule list.
+
+    ``method="monte_carlo"`` runs :func:`monte_carlo` (``iterations``, ``prob_terminate``,
+    ``lam``, ``seed``); ``"exact"`` runs :func:`branch_and_bound` (``max_length``,
+    ``node_limit``); ``"both"`` runs the Monte-Carlo search and seeds the exact search with its
+    list.  ``time_limit`` (seconds, > 0) bounds the whole call, each search getting what
+    remains; a caller whose fit started earlier passes its own started ``deadline`` instead.
+    Returns a :class:`FallingSolution` (unpacks as ``(FallingRuleList, Certificate)``).
+    """
+    if method not in METHODS:
+        raise ValueError(f"method must be one of {METHODS}, got {method!r}")
+    if deadline is None:
+        deadline = Deadline(check_time_limit(time_limit, "time_limit", allow_zero=False))
+    elif time_limit is not None:
+        raise ValueError("give time_limit or a started deadline, not both")
+    model = mc_cert = cert = None
+    if method in ("monte_carlo", "both"):
+        model, mc_cert = monte_carlo(problem, program, w, C, C1, iterations=iterations,
+                                     prob_terminate=prob_terminate, lam=lam, seed=seed,
+                                     time_limit=deadline.remaining())
+        cert = mc_cert
+    if method in ("exact", "both"):
+        model, cert = branch_and_bound(problem, program, w, C, C1, max_length=max_length,
+                                       time_limit=deadline.remaining(), node_limit=node_limit,
+                                       incumbent=model)
+    return FallingSolution(model, cert, mc_cert)
+
+
+__all__ = ["solve", "FallingSolution", "METHODS",
+           "branch_and_bound", "frl_branch_and_bound", "softfrl_branch_and_bound",
+           "monte_carlo", "frl_monte_carlo", "softfrl_monte_carlo"]

@@ -1,0 +1,243 @@
+"""Exact branch-and-bound for Program 2.9 (FRL) and Program 5.1 (softFRL).
+
+Best-first search over prefixes, ordered by the prefix bound.  Expanding a prefix evaluates
+all its children at once on packed bits (:mod:`rulecert.search.falling.bounds`); then
+
+* every valid child's completion "end here with the else clause" updates the incumbent;
+* a child whose bound (Theorem 4.6 / 5.2) is not below the incumbent is pruned;
+* a child for which ending now is optimal (inequality (9) / its softFRL analogue) is closed;
+* **dominance**: two prefixes that capture the same samples leave the same remaining
+  subproblem (an antecedent of either captures nothing new, so it can never be used again).
+  Their completions differ only through the objective so far and, for FRL, the last rule's
+  proportion (every later rule must not exceed it), for softFRL the running minimum alpha_min
+  (every later penalty max(alpha - alpha_min, 0) is smaller when alpha_min is larger).  So a
+  prefix is dropped when another one with the same captured set has cost <= and
+  alpha >= (alpha_last for FRL, alpha_min for softFRL) -- and for FRL a lower cost with the
+  same captured set means fewer rules.  Captured sets are keyed by a 128-bit hash of the
+  packed uncaptured vector (:func:`~rulecert.search.falling.bounds.child_keys`; two different
+  sets collide with probability about 2**-128).
+
+The certificate's lower bound is min(incumbent, smallest bound of any pruned or open prefix);
+the search is OPTIMAL only when the queue is exhausted.  A time, node or queue limit returns
+the incumbent with that proven bound and its gap.
+"""
+from __future__ import annotations
+
+import heapq
+import math
+
+import numpy as np
+
+from ...certificate import Certificate, Termination, certify
+from ...limits import Deadline, check_count_limit, check_time_limit
+from ...models.falling import FallingRuleList, frl_objective, soft_frl_objective
+from .bounds import (FallingData, check_incumbent, child_keys, children, exact_objective,
+                     make_params, model_of, root_tail, solver_name)
+
+PRUNE_TOL = 1e-12
+"""A child is pruned when its bound >= incumbent - PRUNE_TOL (float round-off only)."""
+ABS_TOL = 1e-9
+"""Certificate tolerance: the bound meets the objective within this."""
+
+
+def _seed_prefix(problem, params, incumbent):
+    """Validated prefix of a warm start (a FallingRuleList or index sequence), or None."""
+    if incumbent is None:
+        return None
+    if isinstance(incumbent, FallingRuleList):
+        prefix = incumbent.rows_in(problem)
+    else:
+        prefix = [int(i) for i in incumbent]
+    if params.program == "frl":
+        s = frl_objective(problem, prefix, params.w, params.C)
+        if not s.falling:
+            raise ValueError("the warm-start list does not fall on this problem")
+    else:
+        s = soft_frl_objective(problem, prefix, params.w, params.C, params.C1)
+    return tuple(prefix), s.objective
+
+
+def _check_limits(max_length, time_limit, node_limit, queue_limit):
+    check_count_limit(max_length, "max_length", minimum=0)
+    check_time_limit(time_limit, "time_limit", allow_zero=False)
+    check_count_limit(node_limit, "node_limit", minimum=1)
+    if queue_limit is None:
+        raise ValueError("queue_limit must be an integer >= 1, got None")
+    check_count_limit(queue_limit, "queue_limit", minimum=1)
+
+
+class _Search:
+    """State of one best-first search: the queue, the incumbent, the pruned bound, dominance.
+
+    Queue entries are (bound, -depth, counter, prefix, cost, state, key, id); ``state`` is the
+    last rule's counts (FRL) or alpha_min (softFRL), ``key`` the captured set's dominance key.
+    """
+
+    def __init__(self, problem, params, data, Kmax, incumbent, dominance, history_every,
+                 deadline: Deadline):
+        self.params, self.data, self.Kmax, self.deadline = params, data, Kmax, deadline
+        self.dominance, self.history_every = dominance, history_every
+        self.n = data.n
+        ext0, stop0 = root_tail(params, self.n, data.NP, data.NN)
+        # the empty prefix: its else-only list is always compatible and falling
+        self.best_val = stop0
+        self.best_prefix: tuple[int, ...] = ()
+        self.warm_obj = None
+        seed = _seed_prefix(problem, params, incumbent)
+        if seed is not None:
+            self.warm_obj = seed[1]
+            if len(seed[0]) <= Kmax and seed[1] < self.best_val:
+                self.best_prefix, self.best_val = seed
+        self.history = [{"time": 0.0, "objective": self.best_val,
+                         "lower_bound": min(stop0, ext0), "nodes": 0}]
+        self.pruned_min = math.inf
+        self.heap: list = []
+        self.dom: dict[tuple[int, int], list] = {}
+        self.counter = 0
+        self.nodes = 0
+        root_state = (1, 0) if params.program == "frl" else 1.0
+        if Kmax > 0 and data.captures_something and not (stop0 <= ext0):
+            self.heap.append((min(ext0, stop0), 0, self.counter, (), 0.0, root_state, None,
+                              self.counter))
+
+    def run(self, node_limit, queue_limit) -> Termination:
+        """Expand prefixes until the queue is empty (OPTIMAL) or a limit stops the search."""
+        while self.heap:
+            if node_limit is not None and self.nodes >= node_limit:
+                return Termination.NODE_LIMIT
+            if self.deadline.expired():
+                return Termination.TIME_LIMIT
+            if len(self.heap) > queue_limit:
+                return Termination.MEMORY_LIMIT
+            self._expand(heapq.heappop(self.heap))
+        return Termination.OPTIMAL
+
+    def _expand(self, node) -> None:
+        lb, _, _, prefix, cost, state, key, nid = node
+        if lb >= self.best_val - PRUNE_TOL:
+            self.pruned_min = min(self.pruned_min, lb)
+            return
+        if self.dominance and key is not None and not any(e[2] == nid for e in self.dom.get(key, ())):
+            return  # dominated after it was queued
+        self.nodes += 1
+        remP, remN = self.data.remainder(prefix)
+        RP = int(np.bitwise_count(remP).sum())
+        RN = int(np.bitwise_count(remN).sum())
+        cp_all, cn_all = self.data.counts(remP, remN)
+        ch = children(self.params, self.n, cp_all, cn_all, RP, RN, cost, state)
+        if ch.idx.size == 0:
+            return
+        self._update_incumbent(prefix, ch)
+        depth = len(prefix) + 1
+        if depth >= self.Kmax:
+            return  # children cannot be extended: their values were counted above
+        self._push_children(prefix, depth, ch, remP, remN)
+        if self.history_every and self.nodes % self.history_every == 0:
+            lbnow = min(self.best_val, self.pruned_min, self.heap[0][0] if self.heap else math.inf)
+            self.history.append({"time": self.deadline.elapsed(), "objective": self.best_val,
+                                 "lower_bound": lbnow, "nodes": self.nodes})
+
+    def _update_incumbent(self, prefix, ch) -> None:
+        """Every child's completion "end here with the else clause" is a candidate list."""
+        j = int(np.argmin(ch.value))
+        if ch.value[j] < self.best_val - PRUNE_TOL:
+            self.best_val = float(ch.value[j])
+            self.best_prefix = prefix + (int(ch.idx[j]),)
+            self.history.append({"time": self.deadline.elapsed(), "objective": self.best_val,
+                                 "lower_bound": math.nan, "nodes": self.nodes})
+
+    def _dominated(self, ckey, c_cost, c_alpha) -> bool:
+        """Record the child under its captured set unless another prefix there dominates it."""
+        entries = self.dom.get(ckey)
+        if entries is None:
+            self.dom[ckey] = [(c_cost, c_alpha, self.counter)]
+            return False
+        if any(ec <= c_cost + PRUNE_TOL and ea >= c_alpha for ec, ea, _ in entries):
+            return True
+        entries[:] = [e for e in entries if not (c_cost <= e[0] + PRUNE_TOL and c_alpha >= e[1])]
+        entries.append((c_cost, c_alpha, self.counter))
+        return False
+
+    def _push_children(self, prefix, depth, ch, remP, remN) -> None:
+        """Queue the open children whose bound is below the incumbent (the rest are pruned)."""
+        open_ = ~ch.terminal
+        keep = open_ & (ch.bound < self.best_val - PRUNE_TOL)
+        drop = open_ & ~keep
+        if drop.any():
+            self.pruned_min = min(self.pruned_min, float(ch.bound[drop].min()))
+        kept = np.flatnonzero(keep)
+        if self.dominance and kept.size:
+            k1, k2 = child_keys(self.data.capP, self.data.capN, remP, remN, ch.idx[kept])
+        frl = self.params.program == "frl"
+        for t, i in enumerate(kept):
+            a = int(ch.idx[i])
+            c_cost = float(ch.cost[i])
+            c_alpha = float(ch.alpha[i])
+            ckey = None
+            self.counter += 1
+            if self.dominance:
+                ckey = (int(k1[t]), int(k2[t]))
+                if self._dominated(ckey, c_cost, c_alpha):
+                    continue
+            c_state = (int(ch.cp[i]), int(ch.cn[i])) if frl else c_alpha
+            heapq.heappush(self.heap, (float(ch.bound[i]), -depth, self.counter, prefix + (a,),
+                                       c_cost, c_state, ckey, self.counter))
+
+    def certificate(self, problem, termination, max_length) -> Certificate:
+        """Objective recomputed exactly; bound = min(incumbent, pruned and open bounds).
+
+        A limit-stopped run stays FEASIBLE under its limit even when its bound meets the
+        objective (``promote_proven=False``): only an exhausted queue is called OPTIMAL.
+        """
+        open_min = min((h[0] for h in self.heap), default=math.inf)
+        wall = self.deadline.elapsed()
+        objective = exact_objective(problem, self.params, self.best_prefix)
+        check_incumbent(self.best_val, objective, "incumbent value")
+        if termination is Termination.OPTIMAL:
+            lower = min(objective, self.pruned_min)
+            if objective - lower > ABS_TOL:  # cannot happen: pruned bounds are >= incumbent - tol
+                raise AssertionError("internal error: pruned bound below the incumbent")
+        else:
+            lower = min(objective, self.pruned_min, open_min)
+        self.history.append({"time": wall, "objective": objective, "lower_bound": lower,
+                             "nodes": self.nodes})
+        message = "" if termination is Termination.OPTIMAL else \
+            f"stopped by {termination.value}; {len(self.heap)} prefixes left open"
+        return certify(objective, lower, termination, solver=solver_name(self.params, "bnb"),
+                       abs_tol=ABS_TOL, promote_proven=False, nodes=self.nodes,
+                       iterations=self.nodes, wall_time=wall, seed=None,
+                       warm_start_objective=self.warm_obj, message=message, history=self.history,
+                       stats={"queue_left": len(self.heap), "dominance_keys": len(self.dom),
+                              "max_length": max_length, "program": self.params.program})
+
+
+def branch_and_bound(problem, program: str, w, C, C1=None, *, max_length: int | None = None,
+                     time_limit: float | None = None, node_limit: int | None = None,
+                     queue_limit: int = 5_000_000, incumbent=None, dominance: bool = True,
+                     history_every: int = 1000):
+    """Certified optimum of Program 2.9 (``program="frl"``) or 5.1 (``"softfrl"``).
+
+    Returns ``(FallingRuleList, Certificate)``.  ``max_length`` limits the number of rules
+    (the optimum is then over lists of at most that many rules); ``incumbent`` (a
+    FallingRuleList or antecedent-index prefix, e.g. the Monte-Carlo result) seeds the search.
+    ``time_limit`` must be > 0 seconds; ``node_limit`` counts expansions.
+    """
+    params = make_params(program, w, C, C1)
+    _check_limits(max_length, time_limit, node_limit, queue_limit)
+    data = FallingData(problem)
+    deadline = Deadline(time_limit)
+    Kmax = data.M if max_length is None else min(int(max_length), data.M)
+    search = _Search(problem, params, data, Kmax, incumbent, dominance, history_every, deadline)
+    termination = search.run(node_limit, queue_limit)
+    cert = search.certificate(problem, termination, max_length)
+    return model_of(problem, params, search.best_prefix), cert
+
+
+def frl_branch_and_bound(problem, w: float = 7.0, C: float = 1e-6, **kwargs):
+    """Exact FRL (Program 2.9): ``(FallingRuleList, Certificate)``; see :func:`branch_and_bound`."""
+    return branch_and_bound(problem, "frl", w, C, None, **kwargs)
+
+
+def softfrl_branch_and_bound(problem, w: float = 7.0, C: float = 1e-6, C1: float = 0.5, **kwargs):
+    """Exact softFRL (Program 5.1): ``(FallingRuleList, Certificate)``; see :func:`branch_and_bound`."""
+    return branch_and_bound(problem, "softfrl", w, C, C1, **kwargs)
