@@ -30,9 +30,9 @@ import numpy as np
 
 from ...certificate import Certificate, Termination, certify
 from ...limits import Deadline, check_count_limit, check_time_limit
-from ...models.falling import FallingRuleList, frl_objective, soft_frl_objective
-from .bounds import (FallingData, check_incumbent, child_keys, children, exact_objective,
-                     make_params, model_of, root_tail, solver_name)
+from ...models.falling import FallingRuleList, frl_objective, make_params, soft_frl_objective
+from .bounds import (FallingData, check_incumbent, child_keys, children, exact_objective, model_of,
+                     root_tail, solver_name)
 
 PRUNE_TOL = 1e-12
 """A child is pruned when its bound >= incumbent - PRUNE_TOL (float round-off only)."""

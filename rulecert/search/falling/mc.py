@@ -26,8 +26,8 @@ import numpy as np
 
 from ...certificate import Certificate, Termination, certify
 from ...limits import Deadline, check_count_limit, check_time_limit
-from .bounds import (FallingData, check_incumbent, exact_objective, make_params, model_of,
-                     root_tail, solver_name)
+from ...models.falling import make_params
+from .bounds import FallingData, check_incumbent, exact_objective, model_of, root_tail, solver_name
 from .bounds import popcount64 as _popcount
 
 
