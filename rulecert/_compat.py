@@ -24,6 +24,9 @@ MOVED = {
     "rulecert.search.corels.reference": "rulecert.reference.rulelist",
     "rulecert.search.falling_brute": "rulecert.reference.falling",
     "rulecert.mipmodels.colgen.bruteforce": "rulecert.reference.ruleset",
+    "rulecert.search.falling_mc": "rulecert.search.falling.mc",
+    "rulecert.search.falling_bnb": "rulecert.search.falling.bnb",
+    "rulecert.search.falling_core": "rulecert.search.falling.bounds",
 }
 """Old module path -> new module path."""
 
