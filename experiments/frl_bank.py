@@ -33,47 +33,12 @@ import time
 import numpy as np
 import pandas as pd
 
-from rulecert.datasets import load_bank_full
+from rulecert.datasets import (BANK_FULL_TABLE1 as TABLE1, BANK_FULL_TABLE1_OBJECTIVE as
+                               PAPER_TABLE1_OBJECTIVE, bank_full_literals as binarize,
+                               load_bank_full)
 from rulecert.mining.fpgrowth import mine_fpgrowth
 from rulecert.models.falling import FallingRuleList, frl_objective
 from rulecert.search.falling import branch_and_bound, monte_carlo
-
-TABLE1 = [("poutcome=success", "default=no"), ("60<=age<100", "default=no"),
-          ("17<=age<30", "housing=no"), ("previous>=2", "housing=no"),
-          ("campaign=1", "housing=no"), ("previous>=2", "education=tertiary")]
-PAPER_TABLE1_OBJECTIVE = 0.560290
-
-
-def binarize(df: pd.DataFrame) -> pd.DataFrame:
-    cols = {}
-
-    def add(name, mask):
-        cols[name] = np.asarray(mask, dtype=np.uint8)
-
-    add("17<=age<30", (df.age >= 17) & (df.age < 30))
-    add("30<=age<60", (df.age >= 30) & (df.age < 60))
-    add("60<=age<100", (df.age >= 60) & (df.age < 100))
-    for c in ["job", "marital", "education", "default", "housing", "loan", "contact", "month",
-              "poutcome"]:
-        for v in sorted(df[c].astype(str).unique()):
-            add(f"{c}={v}", df[c].astype(str) == v)
-    add("balance<0", df.balance < 0)
-    add("0<=balance<500", (df.balance >= 0) & (df.balance < 500))
-    add("500<=balance<2000", (df.balance >= 500) & (df.balance < 2000))
-    add("balance>=2000", df.balance >= 2000)
-    add("day<=10", df.day <= 10)
-    add("11<=day<=20", (df.day >= 11) & (df.day <= 20))
-    add("day>=21", df.day >= 21)
-    add("campaign=1", df.campaign == 1)
-    add("campaign=2", df.campaign == 2)
-    add("campaign>=3", df.campaign >= 3)
-    add("pdays=-1", df.pdays == -1)
-    add("0<=pdays<200", (df.pdays >= 0) & (df.pdays < 200))
-    add("pdays>=200", df.pdays >= 200)
-    add("previous=0", df.previous == 0)
-    add("previous=1", df.previous == 1)
-    add("previous>=2", df.previous >= 2)
-    return pd.DataFrame(cols)
 
 
 def table1_prefix(problem):

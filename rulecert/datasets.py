@@ -383,6 +383,51 @@ def load_bank_full(*, data_home=None, verify: bool = False):
     return df.drop(columns=["y"]), _labels(df["y"] == "yes")
 
 
+BANK_FULL_TABLE1 = [("poutcome=success", "default=no"), ("60<=age<100", "default=no"),
+          ("17<=age<30", "housing=no"), ("previous>=2", "housing=no"),
+          ("campaign=1", "housing=no"), ("previous>=2", "education=tertiary")]
+"""Chen & Rudin's Table 1 falling rule list on bank-full: each rule a pair of literals of
+:func:`bank_full_literals`."""
+BANK_FULL_TABLE1_OBJECTIVE = 0.560290
+"""The objective (w = 7, C = 1e-6) Chen & Rudin report for their Table 1 list."""
+
+
+def bank_full_literals(df: pd.DataFrame) -> pd.DataFrame:
+    """The 63 binary literals of bank-full used in Chen & Rudin's study (chosen to contain the
+    predicates of their Table 1): age bands, one literal per category of the categorical columns,
+    balance / day / campaign / pdays / previous bands; ``duration`` is left out (it is only
+    known after the call).  ``df`` is the feature frame of :func:`load_bank_full`."""
+    cols = {}
+
+    def add(name, mask):
+        cols[name] = np.asarray(mask, dtype=np.uint8)
+
+    add("17<=age<30", (df.age >= 17) & (df.age < 30))
+    add("30<=age<60", (df.age >= 30) & (df.age < 60))
+    add("60<=age<100", (df.age >= 60) & (df.age < 100))
+    for c in ["job", "marital", "education", "default", "housing", "loan", "contact", "month",
+              "poutcome"]:
+        for v in sorted(df[c].astype(str).unique()):
+            add(f"{c}={v}", df[c].astype(str) == v)
+    add("balance<0", df.balance < 0)
+    add("0<=balance<500", (df.balance >= 0) & (df.balance < 500))
+    add("500<=balance<2000", (df.balance >= 500) & (df.balance < 2000))
+    add("balance>=2000", df.balance >= 2000)
+    add("day<=10", df.day <= 10)
+    add("11<=day<=20", (df.day >= 11) & (df.day <= 20))
+    add("day>=21", df.day >= 21)
+    add("campaign=1", df.campaign == 1)
+    add("campaign=2", df.campaign == 2)
+    add("campaign>=3", df.campaign >= 3)
+    add("pdays=-1", df.pdays == -1)
+    add("0<=pdays<200", (df.pdays >= 0) & (df.pdays < 200))
+    add("pdays>=200", df.pdays >= 200)
+    add("previous=0", df.previous == 0)
+    add("previous=1", df.previous == 1)
+    add("previous>=2", df.previous >= 2)
+    return pd.DataFrame(cols)
+
+
 def load_bank_full_frl_labels(*, data_home=None, verify: bool = False) -> np.ndarray:
     """The 0/1 labels of bank-full from Chen & Rudin's FRLOptimization repository."""
     y = np.loadtxt(_open("bank_full_frl_labels", data_home, verify), dtype=np.int64)

@@ -9,7 +9,7 @@ the mathematics is restated in ``shared/papers/frl_math.md``.
   softFRL (curiosity-weighted sampling, prefix bounds, stop probability, seeded);
 * :func:`frl_branch_and_bound`, :func:`softfrl_branch_and_bound` (:mod:`.bnb`) -- exact
   best-first branch-and-bound with the same bounds plus captured-set dominance, certified;
-* :mod:`.bounds` -- class-split packed data, the prefix bounds of Theorems 4.6 / 5.2 and the
+* :func:`prefix_bound` and :mod:`.bounds` -- class-split packed data, the prefix bounds of Theorems 4.6 / 5.2 and the
   evaluation of all children of a prefix at once.
 
 Every function takes a :class:`~rulecert.problem.RuleProblem` (unweighted, both classes) and
@@ -27,6 +27,7 @@ import dataclasses
 from ...certificate import Certificate
 from ...limits import Deadline, check_time_limit
 from ...models.falling import FallingRuleList
+from .bounds import prefix_bound
 from .bnb import branch_and_bound, frl_branch_and_bound, softfrl_branch_and_bound
 from .mc import frl_monte_carlo, monte_carlo, softfrl_monte_carlo
 
@@ -84,6 +85,6 @@ def solve(problem, program: str = "frl", w: float = 7.0, C: float = 1e-6, C1=Non
     return FallingSolution(model, cert, mc_cert)
 
 
-__all__ = ["solve", "FallingSolution", "METHODS",
+__all__ = ["solve", "FallingSolution", "METHODS", "prefix_bound",
            "branch_and_bound", "frl_branch_and_bound", "softfrl_branch_and_bound",
            "monte_carlo", "frl_monte_carlo", "softfrl_monte_carlo"]

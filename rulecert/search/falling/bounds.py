@@ -41,7 +41,8 @@ import numpy as np
 
 from ... import bits
 from ...models.falling import (FallingParams, FallingRuleList, check_falling_problem,
-                               frl_objective, make_params, soft_frl_objective)  # noqa: F401
+                               falling_counts, frl_objective, make_params, soft_frl_objective,
+                               softness_penalty)  # noqa: F401
 
 
 class FallingData:
@@ -298,6 +299,39 @@ def children(params: FallingParams, n: int, cp_all, cn_all, RP: int, RN: int, co
         alpha = np.minimum(a, amin)
         ext, stop = soft_tail(rp, rn, alpha, n, w, C, C1)
     return Children(idx, cp, cn, cost, alpha, cost + stop, cost + np.minimum(ext, stop), stop <= ext)
+
+
+def prefix_bound(problem, prefix, program: str = "frl", w: float = 7.0, C: float = 1e-6,
+                 C1: float | None = None) -> float:
+    """The published prefix bound: L*(e) of Theorem 4.6 (FRL) or L~*(e) of Theorem 5.2 (softFRL).
+
+    A lower bound on the objective of every compatible list (falling, for FRL) that starts with
+    the antecedent prefix ``prefix`` (indices into ``problem``); for FRL, ``prefix`` must be
+    feasible (Proposition 4.2), as in the searches.  Every rule of ``prefix`` must capture at
+    least one sample (compatibility), else ``ValueError``.  This is the bound of the paper; the
+    exact search sharpens the FRL one further (:func:`frl_rule_count_tail`).
+    """
+    params = make_params(program, w, C, C1)
+    n = problem.n_samples
+    counts = falling_counts(problem, prefix)
+    rules, (rp, rn) = counts[:-1], counts[-1]
+    for k, (p, q) in enumerate(rules):
+        if p + q == 0:
+            raise ValueError(f"rule {k} of the prefix (antecedent {prefix[k]}) captures no sample: "
+                             "the prefix is not compatible")
+    w, C = params.w, params.C
+    cost = sum(min(w * p, q) for p, q in rules) / n + C * len(rules)
+    if params.program == "frl":
+        pl, ql = rules[-1] if rules else (1, 0)
+        if pl == 0:  # alpha_last = 0: a falling completion captures no further positive
+            ext, stop = (C if rp == 0 else np.inf), min(w * rp, rn) / n
+        else:
+            ext, stop = frl_tail(rp, rn, pl, ql, n, w, C)
+    else:
+        props = [p / (p + q) for p, q in rules]
+        cost += params.C1 * softness_penalty(props)
+        ext, stop = soft_tail(rp, rn, min(props, default=1.0), n, w, C, params.C1)
+    return float(cost + min(float(ext), float(stop)))
 
 
 def root_tail(params: FallingParams, n: int, RP: int, RN: int):
