@@ -140,7 +140,8 @@ def plot_history(certificates: Certificate | Iterable[Certificate], *, x: str = 
     if notes:
         title += "\n" + "; ".join(notes)
     ax.set_title(title, fontsize=9)
-    ax.legend(fontsize=7)
+    if ax.get_legend_handles_labels()[0]:
+        ax.legend(fontsize=7)
     return ax
 
 
