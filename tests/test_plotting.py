@@ -165,3 +165,15 @@ def test_importing_rulecert_does_not_import_matplotlib():
             "print('matplotlib' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_cli_plot_writes_the_history_png(tmp_path, capsys):
+    from rulecert.cli import main
+    from rulecert.datasets import compas_corels_stem
+    stem = str(compas_corels_stem("train"))
+    out = tmp_path / "run.png"
+    assert main(["corels", "--data", stem, "--c", "0.02", "--quiet", "--plot", str(out)]) == 0
+    assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert main(["corels", "--data", stem, "--c", "0.02", "--plot", str(tmp_path / "run.txt")]) == 2
+    assert "--plot" in capsys.readouterr().err
+    assert not (tmp_path / "run.txt").exists()

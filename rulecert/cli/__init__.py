@@ -12,6 +12,7 @@ SUBCOMMANDS = ["corels", "crosscheck", "frl", "brcg"]
 
 def build_parser() -> argparse.ArgumentParser:
     from .._version import __version__
+    from ._plot import add_plot_argument
     parser = argparse.ArgumentParser(
         prog="rulecert", description="Interpretable rule models with optimality certificates.")
     parser.add_argument("--version", action="version", version=f"rulecert {__version__}")
@@ -19,6 +20,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for name in SUBCOMMANDS:
         importlib.import_module(f"{__name__}.{name}").add_parser(sub)
+        add_plot_argument(sub.choices[name])
     return parser
 
 
@@ -29,6 +31,8 @@ def main(argv=None) -> int:
         logging.basicConfig(level=logging.INFO, stream=sys.stderr,
                             format="%(asctime)s %(name)s %(message)s")
     try:
+        from ._plot import check_plot_path
+        check_plot_path(args)
         return int(args.func(args) or 0)
     except (ValueError, FileNotFoundError) as exc:
         print(f"rulecert {args.command}: error: {exc}", file=sys.stderr)

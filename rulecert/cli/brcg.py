@@ -79,6 +79,7 @@ def run(args) -> int:
     import pandas as pd
 
     from ..estimators.brcg import BooleanRuleCGClassifier, BooleanRuleCGCV
+    from ._plot import write_plot
     Xb, y, names, desc = load_binary_data(args)
     common = dict(max_clause_length=args.max_clause_length, empty_clause=args.empty_clause,
                   form=args.form,
@@ -97,6 +98,7 @@ def run(args) -> int:
     C = getattr(clf, "complexity_bound_", grid[0])
     cv = getattr(clf, "cv_results_", None)
     s = cert.stats
+    write_plot(args, [cert])
     if args.json:
         d = {"data": desc, "complexity_bound": C, "ruleset": ruleset.to_dict(),
              "rules_text": ruleset.to_text(), "certificate": cert.to_dict()}

@@ -59,12 +59,14 @@ def result_dict(rule_list, cert, problem, c) -> dict:
 def run(args) -> int:
     from ..search.corels import corels
     from ._data import load_problem
+    from ._plot import write_plot
     problem, desc = load_problem(args)
     progress = _Progress(enabled=not args.quiet)
     rule_list, cert = corels(problem, args.c, policy=args.policy, max_length=args.max_length,
                              time_limit=args.time_limit, node_limit=args.node_limit,
                              memory_limit_mb=args.memory_limit_mb, callback=progress)
     res = result_dict(rule_list, cert, problem, args.c)
+    write_plot(args, [cert])
     if args.json:
         print(json.dumps(res, default=str))
         return 0

@@ -30,9 +30,11 @@ def add_parser(sub) -> None:
 def run(args) -> int:
     from ..crosscheck import crosscheck_rule_list
     from ._data import load_problem
+    from ._plot import write_plot
     problem, desc = load_problem(args)
     res = crosscheck_rule_list(problem, args.c, max_rules=args.max_rules, backend=args.backend,
                                time_limit=args.time_limit, seed=args.seed)
+    write_plot(args, [res.reference_certificate, res.mip_certificate], ["CORELS", "MIP"])
     if args.json:
         d = res.to_dict()
         d["data"] = desc

@@ -26,6 +26,7 @@ def add_parser(sub) -> None:
 def run(args) -> int:
     from ..search.falling import solve
     from ._data import load_problem
+    from ._plot import write_plot
     problem, desc = load_problem(args)
     prog = "softfrl" if args.soft else "frl"
     C1 = args.C1 if args.soft else None
@@ -33,6 +34,10 @@ def run(args) -> int:
                 seed=args.seed, max_length=args.max_length, time_limit=args.time_limit,
                 node_limit=args.node_limit)
     model, cert, mc_cert = sol.model, sol.certificate, sol.monte_carlo_certificate
+    if mc_cert is not None and mc_cert is not cert:
+        write_plot(args, [mc_cert, cert], ["Monte-Carlo", "branch-and-bound"])
+    else:
+        write_plot(args, [cert])
     if args.json:
         out = {"program": prog, "w": args.w, "C": args.C, "C1": C1, "model": model.to_dict(),
                "certificate": cert.to_dict()}
