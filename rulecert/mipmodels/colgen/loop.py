@@ -1,6 +1,7 @@
 """Column generation for Boolean rule sets with a certified gap (Dash, Gunluk & Wei 2018).
 
-``solve(problem, options) -> (RuleSet, Certificate)``.  The capture rows of ``problem`` are
+``solve(problem, options) -> ColgenSolution`` (unpacks as ``(RuleSet, Certificate)``; it also
+carries the column pool).  The capture rows of ``problem`` are
 the binary features (row ``j`` = column ``j``), for example
 ``RuleProblem.from_matrix(X_binary, y, feature_names)``.
 
@@ -9,13 +10,13 @@ Algorithm
 1. Restricted master LP (``master.py``) over the clauses generated so far, in one Highs
    object, re-solved warm after each batch of new columns; its duals give ``mu`` (cover
    rows) and ``lambda`` (complexity row).
-2. Pricing (``pricing.py``), each pricer tried only when the previous one found nothing
+2. Pricing (``pricing/``, the chain in ``pricing/chain.py``), each pricer tried only when the previous one found nothing
    (``pricing="auto"``): the paper's greedy heuristic; the beam search of AIX360's
    ``BooleanRuleCG`` (width ``beam_width``, clauses of up to D literals, re-run with the
    width doubled up to ``BEAM_WIDENING`` times when it finds nothing; cheap, finds columns
    when the greedy heuristic's capped breadth-first search over many features does not; it
    proves no bound); the exact branch-and-bound
-   (``bnb.py``) restricted to ``heuristic_max_length`` literals (fast, finds good columns
+   (``pricing/bnb.py``) restricted to ``heuristic_max_length`` literals (fast, finds good columns
    when D is large; its bound is not used); the exact branch-and-bound over all clauses of
    up to D literals (returns early once it holds improving columns, see
    ``bnb_found_node_limit``); the pricing IP (6)-(10) in CP-SAT.  ``pricing="exact"`` is the
@@ -30,7 +31,7 @@ Algorithm
    when the proven bound already equals ``ceil(z_RMLP)`` (no column can raise it), when
    pricing finds nothing within its limits, or at ``max_iter`` / ``max_columns`` / the
    time limit.
-4. Restricted master IP in HiGHS (the same object, clause columns switched to binary),
+4. Restricted master IP in HiGHS (``restricted_ip.py``) (the same object, clause columns switched to binary),
    warm-started from the best of (a) a greedy rounding of the LP or a greedy cover, improved
    by local search (``localsearch.py``: add / drop / swap descent and iterated kicks, at most
    ``LOCAL_SEARCH_SHARE`` of the time left) and (b) the IP over the LP solution's support
@@ -47,7 +48,7 @@ integer solution ``(xi, w)`` with ``xi in [0,1]``,
 
 If ``z_CG`` is a proven lower bound on every clause's reduced cost (CP-SAT's bound, the
 branch-and-bound's bound, the heuristic's bound, or the cheap single-literal bound of
-``pricing.py``, all on the full data; the largest is used; the beam search gives none) and a
+``pricing/instance.py``, all on the full data; the largest is used; the beam search gives none) and a
 solution holds at most ``N`` clauses, then ``z_MIP >= L + N min(0, z_CG)``.  Since every
 clause has complexity >= 2, ``N = floor(C/2)``: this is the paper's ``z_RMLP + (C/2) z_CG``
 (at the RMLP optimum ``L = z_RMLP``), computed from the duals themselves so that it stays
@@ -84,7 +85,7 @@ import time
 import numpy as np
 
 from ...certificate import Certificate, Termination, certify
-from ...limits import Deadline
+from ...limits import Deadline, check_count_limit, check_positive, check_time_limit
 from ...models.ruleset import RuleSet, check_complexity_bound, ruleset_objective
 from .. import cpsat as cx
 from .. import highs as hx
@@ -165,7 +166,7 @@ class ColGenOptions:
     C; its clauses are added to the columns."""
     initial_clauses: list | None = None
     """Clauses (sets of feature indices, in the learned DNF's features) to start from, e.g.
-    the ``stats["column_pool"]`` of an earlier solve on the same data (any complexity bound:
+    the ``column_pool`` of an earlier :class:`ColgenSolution` on the same data (any complexity bound:
     a clause is a valid column whatever C is).  Clauses longer than D are skipped."""
     workers: int = 1
     seed: int = 0
@@ -173,6 +174,8 @@ class ColGenOptions:
 
 
 def _validate(problem, o: ColGenOptions) -> None:
+    """Refuse bad options before any work (limits by :mod:`rulecert.limits`); ``o`` is the
+    solve's own copy, its count limits are normalized in place."""
     if o.form not in ("dnf", "cnf"):
         raise ValueError(f"form must be 'dnf' or 'cnf', got {o.form!r}")
     if o.pricing not in PRICING_MODES:
@@ -194,14 +197,11 @@ def _validate(problem, o: ColGenOptions) -> None:
     if C is None and o.clause_penalty + o.literal_penalty <= 0:
         raise ValueError("without a complexity bound C the penalized form needs clause_penalty "
                          "or literal_penalty > 0")
-    for name in ("time_limit", "pricing_time_limit", "pricing_deterministic_time"):
-        val = getattr(o, name)
-        if val is not None and not (val > 0):
-            raise ValueError(f"{name} must be > 0 or None, got {val!r}")
+    for name in ("time_limit", "pricing_time_limit"):
+        check_time_limit(getattr(o, name), name, allow_zero=False)  # a phase needs time
+    check_positive(o.pricing_deterministic_time, "pricing_deterministic_time")
     for name in ("max_iter", "max_columns", "ip_node_limit"):
-        val = getattr(o, name)
-        if val is not None and (not isinstance(val, (int, np.integer)) or val < 0):
-            raise ValueError(f"{name} must be a non-negative integer or None, got {val!r}")
+        setattr(o, name, check_count_limit(getattr(o, name), name, minimum=0))
     K = o.close_gap_max_columns
     if isinstance(K, bool) or not isinstance(K, (int, np.integer)) or K < 1:
         raise ValueError(f"close_gap_max_columns must be a positive integer, got {K!r}")
