@@ -1,5 +1,6 @@
-"""The batched beam-search pricer (rulecert.mipmodels.colgen.beam) against the original
-per-node one (frozen in experiments/_beam_reference.py), measured in the same run.
+"""The batched beam-search pricer (rulecert.mipmodels.colgen.pricing.beam) against the original
+per-node one (``beam_pricing`` of rulecert/mipmodels/colgen/pricing.py at commit
+``OLD_BEAM_COMMIT``, loaded from git history), measured in the same run.
 
 Pricing instances with realistic duals are captured from column generation on real data
 (binarized with FeatureBinarizer(n_thresholds=9, negations=True)): every beam-search call of
@@ -23,21 +24,47 @@ The machine is shared: times are noisy; the ratio is of times measured side by s
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import math
 import os
+import subprocess
 import sys
 import time
 import warnings
 
 import numpy as np
 
+from rulecert.mipmodels.colgen.pricing import PricingInstance
+from rulecert.mipmodels.colgen.pricing.beam import beam_pricing as new_beam
+
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
+OLD_BEAM_COMMIT = "8411883"
+"""The commit whose ``rulecert/mipmodels/colgen/pricing.py`` holds the original per-node beam
+search (before the batched rewrite of commit f6c2e1c)."""
+OLD_BEAM_PATH = "rulecert/mipmodels/colgen/pricing.py"
 
-from _beam_reference import beam_pricing as old_beam  # noqa: E402
 
-from rulecert.mipmodels.colgen.beam import beam_pricing as new_beam  # noqa: E402
-from rulecert.mipmodels.colgen.pricing import PricingInstance  # noqa: E402
+def load_old_beam(commit: str = OLD_BEAM_COMMIT, path: str = OLD_BEAM_PATH):
+    """``beam_pricing`` of ``path`` at ``commit``, read with ``git show`` and executed as a
+    module of the package ``rulecert.mipmodels.colgen`` (its relative imports resolve there)."""
+    try:
+        src = subprocess.run(["git", "show", f"{commit}:{path}"], cwd=HERE, check=True,
+                             capture_output=True, text=True).stdout
+    except (OSError, subprocess.CalledProcessError) as e:
+        detail = getattr(e, "stderr", "") or e
+        raise SystemExit(f"bench_beam.py needs git and the repository history to load the old "
+                         f"beam search ({commit}:{path}): {str(detail).strip()}") from None
+    name = f"rulecert.mipmodels.colgen._old_pricing_{commit}"
+    spec = importlib.util.spec_from_loader(name, loader=None, origin=f"git:{commit}:{path}")
+    module = importlib.util.module_from_spec(spec)
+    module.__package__ = "rulecert.mipmodels.colgen"
+    sys.modules[name] = module
+    exec(compile(src, f"<git {commit}:{path}>", "exec"), module.__dict__)
+    return module.beam_pricing
+
+
+old_beam = None
+"""The old beam search, loaded by :func:`main` (:func:`load_old_beam`)."""
 
 
 def differences(a, b) -> list[str]:
@@ -63,7 +90,8 @@ def capture(name: str, C: int, iterations: int, time_limit: float):
     """Pricing instances of the beam-search calls of column generation on dataset ``name``."""
     from rulecert import datasets
     from rulecert.mining import FeatureBinarizer
-    from rulecert.mipmodels.colgen import loop, solve
+    from rulecert.mipmodels.colgen import solve
+    from rulecert.mipmodels.colgen.pricing import chain as loop   # the chain calls the beam
     from rulecert.problem import RuleProblem
 
     X, y = datasets.load(name)
@@ -229,6 +257,8 @@ def main(argv=None):
                          "their groups listed in another order (floating-point ties)")
     ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args(argv)
+    global old_beam
+    old_beam = load_old_beam()
     warnings.filterwarnings("ignore", category=UserWarning)
     os.environ.setdefault("RULECERT_DATA", "/work/shared/data")
     if args.datasets:

@@ -40,7 +40,7 @@ import warnings
 
 import numpy as np
 
-from brcg_table import AIX360, DATASETS, GRID, fit_eval, load, make_binarizer, mean_se
+from _common import AIX360, DATASETS, GRID, fit_eval, load, make_binarizer, mean_se
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 

@@ -17,7 +17,7 @@ import warnings
 
 import numpy as np
 
-from brcg_table import load, make_binarizer
+from _common import load, make_binarizer
 
 CASES = ["ilpd:10", "ilpd:25", "pima:15", "pima:25", "heart:15", "liver:15", "banknote:25",
          "wdbc:15", "ionosphere:15"]

@@ -27,7 +27,7 @@ import warnings
 
 import numpy as np
 
-from brcg_table import load, mean_se
+from _common import load, mean_se
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 MODES = ("aix360 pool", "heuristic pricing", "default")

@@ -19,12 +19,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import sys
 import time
 import warnings
 
 import numpy as np
+
+from _common import AIX360, DATASETS, GRID, fit_eval, load, make_binarizer, mean_se
 
 # paper Table 1 / Table 2 CG column: accuracy %, its standard error, complexity, its s.e.
 PAPER = {
@@ -34,35 +35,6 @@ PAPER = {
     "tictactoe": (100.0, 0.0, 32.0, 0.0), "transfusion": (77.9, 1.4, 5.6, 1.2),
     "wdbc": (94.0, 1.2, 13.9, 2.4),
 }
-# AIX360 BooleanRuleCG with its defaults (lambda 0.001), 10-fold, measured in the issue:
-# accuracy %, complexity, seconds per fold (None: not reported)
-AIX360 = {
-    "banknote": (97.9, 12.7, 2.2), "heart": (77.5, 42.9, 4.5), "ilpd": (70.1, 4.1, 20.5),
-    "ionosphere": (90.0, 19.3, 11.1), "liver": (56.2, 26.2, None), "pima": (76.6, 27.0, 17.7),
-    "tictactoe": (99.4, 35.9, 5.1), "transfusion": (79.0, 9.9, 3.3), "wdbc": (94.7, 15.1, 9.1),
-}
-GRID = [5, 10, 15, 25, 35]   # the grid of C for the inner cross-validation
-DATASETS = ["banknote", "heart", "ilpd", "ionosphere", "liver", "liver_selector", "pima",
-            "tictactoe", "transfusion", "wdbc"]
-
-
-def load(name):
-    """Raw features, 0/1 labels and the binarizer settings for one dataset."""
-    from rulecert import datasets
-    if name == "liver_selector":
-        X, y = datasets.load_liver(target="selector")
-    else:
-        X, y = datasets.load(name)
-    categorical = list(datasets.HEART_CATEGORICAL) if name == "heart" else None
-    return X, np.asarray(y).astype(int), categorical
-
-
-def make_binarizer(categorical):
-    from rulecert.mining import FeatureBinarizer
-    return FeatureBinarizer(n_thresholds=9, negations=True, categorical=categorical,
-                            missing="indicator")
-
-
 def make_classifier(C, categorical, args, seed):
     from rulecert.estimators.brcg import BooleanRuleCGClassifier
     return BooleanRuleCGClassifier(
@@ -83,23 +55,6 @@ def fit_path(grid, categorical, args, seed, X, y, tr, te):
         clf.set_params(complexity_bound=C)
         out[C] = fit_eval(clf, X, y, tr, te)
     return out
-
-
-def fit_eval(clf, X, y, tr, te):
-    t0 = time.perf_counter()
-    clf.fit(X.iloc[tr], y[tr])
-    fit_time = time.perf_counter() - t0
-    acc = float((clf.predict(X.iloc[te]) == y[te]).mean())
-    c = clf.certificate_
-    return {"acc": acc, "train_acc": float((clf.predict(X.iloc[tr]) == y[tr]).mean()),
-            "complexity": int(clf.complexity_), "time": fit_time,
-            "objective": c.objective, "bound": c.lower_bound, "rel_gap": c.rel_gap,
-            "termination": c.termination.value, "bound_kind": c.stats.get("bound_kind")}
-
-
-def mean_se(vals):
-    v = np.asarray(vals, dtype=float)
-    return float(v.mean()), float(v.std(ddof=1) / math.sqrt(len(v))) if len(v) > 1 else 0.0
 
 
 def run_dataset(name, args, log):

@@ -27,6 +27,8 @@ MOVED = {
     "rulecert.search.falling_mc": "rulecert.search.falling.mc",
     "rulecert.search.falling_bnb": "rulecert.search.falling.bnb",
     "rulecert.search.falling_core": "rulecert.search.falling.bounds",
+    "rulecert.mipmodels.colgen.beam": "rulecert.mipmodels.colgen.pricing.beam",
+    "rulecert.mipmodels.colgen.bnb": "rulecert.mipmodels.colgen.pricing.bnb",
 }
 """Old module path -> new module path."""
 

@@ -7,8 +7,9 @@ import numpy as np
 import pytest
 
 from rulecert.certificate import SolutionStatus, Termination
+from rulecert.mipmodels.colgen import price_by_branch_and_bound as branch_and_bound
 from rulecert.mipmodels.colgen import (ColGenOptions, PricingInstance, RestrictedMaster,
-                                       branch_and_bound, cpsat_pricing,
+                                       cpsat_pricing,
                                        heuristic_pricing, single_literal_bound, solve)
 from rulecert.models.ruleset import RuleSet, ruleset_objective, ruleset_objective_xy
 from rulecert.problem import RuleProblem
@@ -215,7 +216,7 @@ def test_heuristic_bound_valid_under_every_cut(seed):
 @pytest.mark.parametrize("d,k", [(7, 3), (5000, 6)])
 def test_clause_keys_equal_iff_clauses_equal(d, k):
     """Both key forms (base-d integers, and row bytes when d**k does not fit in 62 bits)."""
-    from rulecert.mipmodels.colgen.pricing import _clause_keys
+    from rulecert.mipmodels.colgen.pricing.heuristic import _clause_keys
     rng = np.random.default_rng(d)
     C = np.sort(rng.integers(0, d, size=(400, k)), axis=1)
     C[200:] = C[:200][rng.permutation(200)]
@@ -247,7 +248,7 @@ def test_enumeration_finds_every_clause_below_threshold(seed):
 
 @pytest.mark.parametrize("seed", range(4))
 def test_implications_match_their_definition(seed):
-    from rulecert.mipmodels.colgen.bnb import implications
+    from rulecert.mipmodels.colgen.pricing.bnb import implications
     rng = np.random.default_rng(seed)
     G = int(rng.integers(1, 40))
     Z = rng.integers(0, 6, size=(G, 3))   # thresholds: chains of implications, plus noise
@@ -447,8 +448,9 @@ def test_initial_solution_is_the_restricted_ip_incumbent():
     worse than it, and a solution that does not fit C is ignored."""
     X, y = _instance(1, n=300, d=14, noise=0.3)
     p = RuleProblem.from_matrix(X, y)
-    first, c1 = solve(p, complexity_bound=6, max_clause_length=3, pricing_deterministic_time=5.0)
-    sol = [list(c) for c in c1.stats["solution_clauses"]]
+    sol1 = solve(p, complexity_bound=6, max_clause_length=3, pricing_deterministic_time=5.0)
+    first, c1 = sol1
+    sol = [list(c) for c in sol1.solution_clauses]
     assert sol and ruleset_objective(first, p).objective == c1.objective
     rs, cert = solve(p, complexity_bound=12, max_clause_length=3, max_iter=1, close_gap=False,
                      initial_solution=sol, pricing="heuristic", heuristic_max_generated=1,
@@ -483,7 +485,7 @@ def test_support_ip_is_the_optimum_over_its_columns(seed):
     """The restricted IP over the LP support: its selection is feasible, no worse than the
     start it is given, and (solved without a limit) the brute-force optimum over exactly the
     support columns and the start's columns."""
-    from rulecert.mipmodels.colgen.loop import _support_ip
+    from rulecert.mipmodels.colgen.restricted_ip import _support_ip
     rng = np.random.default_rng(seed)
     P, m, C = 12, 14, 9
     covers = [np.flatnonzero(rng.random(P) < 0.4) for _ in range(m)]
@@ -574,7 +576,7 @@ def test_greedy_selection_with_local_search_reaches_the_optimum_on_small_masters
     """On 20 small random masters the warm start (greedy + local search) is the brute-force
     optimum of the restricted IP on most, never worse than the plain greedy start
     (``improve=False``), and optimal more often than it."""
-    from rulecert.mipmodels.colgen.loop import _greedy_selection
+    from rulecert.mipmodels.colgen.restricted_ip import _greedy_selection
 
     class _St:
         pass

@@ -11,7 +11,7 @@ import pytest
 
 from rulecert.certificate import Termination
 from rulecert.mipmodels.colgen import ColGenOptions, PricingInstance, bnb_pricing, solve
-from rulecert.mipmodels.colgen.beam import beam_pricing
+from rulecert.mipmodels.colgen.pricing.beam import beam_pricing
 from rulecert.models.ruleset import ruleset_objective
 from rulecert.problem import RuleProblem
 from rulecert.reference import brute_force_ruleset
@@ -300,7 +300,7 @@ def test_batching_does_not_change_the_result(seed, monkeypatch):
     # one node per product, the one-product path only, the two-product path only, more
     # than 256 groups (products in chunks): weights on a dyadic grid make every sum exact,
     # whatever its order, so the results must be identical
-    from rulecert.mipmodels.colgen import beam
+    from rulecert.mipmodels.colgen.pricing import beam
     X, v, const, lit = _random_pricing(seed + 900, G=[200, 700][seed % 3 == 0], d=25)
     v = np.round(v * 8) / 8 - 0.25
     const, lit = round(const * 8) / 8, [1, -1][seed % 2] * round(lit * 16) / 16

@@ -9,6 +9,7 @@ import numpy as np
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 
+from ..limits import Deadline, check_time_limit
 from ..models.ruleset import check_complexity_bound
 from ._base import BinaryRuleClassifier
 
@@ -152,6 +153,8 @@ class BooleanRuleCGClassifier(BinaryRuleClassifier):
     def fit(self, X, y, sample_weight=None):
         t_start = time.perf_counter()
         self._validate_params()
+        deadline = Deadline(check_time_limit(self.time_limit, "time_limit", allow_zero=False),
+                            start=t_start)
         check_complexity_bound(self.complexity_bound, self.empty_clause, "complexity_bound")
         if self.complexity_bound is None and self.clause_penalty + self.literal_penalty <= 0:
             raise ValueError("complexity_bound=None (penalized form) needs clause_penalty or "
@@ -162,11 +165,10 @@ class BooleanRuleCGClassifier(BinaryRuleClassifier):
         if (self.warm_start and getattr(self, "columns_", None)
                 and getattr(self, "_pool_key", None) == (tuple(names), self.form)):
             init_clauses, init_solution = self.columns_, self._solution_clauses
-        time_limit = self.time_limit
-        if time_limit is not None:   # binarizing and validating count against the limit
-            time_limit = max(1e-3, time_limit - (time.perf_counter() - t_start))
-        self._set_fit(self._colgen(Xb, y01, sw, names, self.complexity_bound, time_limit, seed,
-                                   init_clauses, init_solution), names)
+        # binarizing and validating count against the limit
+        self._set_fit(self._colgen(Xb, y01, sw, names, self.complexity_bound,
+                                   deadline.remaining(), seed, init_clauses, init_solution),
+                      names)
         return self
 
     def _prepare_binary_fit(self, X, y, sample_weight):
@@ -186,20 +188,17 @@ class BooleanRuleCGClassifier(BinaryRuleClassifier):
         options; returns ``(ruleset, certificate, column pool, solution clauses)``.
         ``time_limit`` counts from the call: importing the solvers (about a second on the
         first fit of a process) and building the problem count against it."""
-        t0 = time.perf_counter()
+        deadline = Deadline(time_limit)
         from ..mipmodels.colgen import solve
-        from ..mipmodels.colgen.bnb import warm_up
+        from ..mipmodels.colgen.pricing import warm_up
         from ..problem import RuleProblem
         warm_up()
         problem = RuleProblem.from_matrix(Xb, y01, names, sample_weight=sw)
-        if time_limit is not None:
-            time_limit = max(1e-3, time_limit - (time.perf_counter() - t0))
-        opts = self._options(seed, complexity_bound, time_limit)
+        opts = self._options(seed, complexity_bound, deadline.remaining())
         opts.initial_clauses = initial_clauses
         opts.initial_solution = initial_solution
-        ruleset, cert = solve(problem, opts)
-        pool = [tuple(c) for c in cert.stats.pop("column_pool", [])]
-        return ruleset, cert, pool, cert.stats.pop("solution_clauses", [])
+        sol = solve(problem, opts)
+        return sol.model, sol.certificate, sol.column_pool, sol.solution_clauses
 
     def _set_fit(self, result, names):
         ruleset, cert, pool, solution = result
@@ -348,6 +347,8 @@ class BooleanRuleCGCV(BooleanRuleCGClassifier):
         from sklearn.model_selection import StratifiedKFold, check_cv
         t_start = time.perf_counter()
         self._validate_params()
+        deadline = Deadline(check_time_limit(self.time_limit, "time_limit", allow_zero=False),
+                            start=t_start)
         grid = self._grid()
         Xb, y01, sw, names = self._prepare_binary_fit(X, y, sample_weight)
         rng = check_random_state(self.random_state)
@@ -361,15 +362,12 @@ class BooleanRuleCGCV(BooleanRuleCGClassifier):
         else:
             splits = list(check_cv(self.cv, y01, classifier=True).split(Xb, y01))
         n_splits = len(splits)
-        from ..mipmodels.colgen.bnb import warm_up
+        from ..mipmodels.colgen.pricing import warm_up
         warm_up()   # the solvers' imports and the compiled search: not in the first fit's share
-        deadline = None if self.time_limit is None else t_start + float(self.time_limit)
         fits_left = n_splits * len(grid) + len(grid)   # the final fit weighs one fold path
 
         def share(weight=1):
-            if deadline is None:
-                return None
-            return max(1e-3, (deadline - time.perf_counter()) * weight / fits_left)
+            return deadline.share(weight / fits_left)
 
         scores = np.zeros((len(grid), n_splits))
         cpx = np.zeros((len(grid), n_splits))

@@ -1,16 +1,17 @@
 """Boolean rule sets (DNF / CNF) by column generation with a certified gap.
 
-``solve(problem, options) -> (RuleSet, Certificate)``; see :mod:`.loop` for the method and
-the bounds, :mod:`.master` for the restricted master in HiGHS, :mod:`.pricing` for the
-heuristic, branch-and-bound and CP-SAT pricing, :mod:`.beam` for the beam-search pricing and :mod:`.bnb` for the exact search.
+``solve(problem, options) -> ColgenSolution`` (unpacks as ``(RuleSet, Certificate)``); see
+:mod:`.loop` for the method and its phases, :mod:`.master` for the restricted master in
+HiGHS, :mod:`.pricing` for the pricers (heuristic, beam, branch-and-bound, CP-SAT) and their
+chain, :mod:`.bounds` for the bound arithmetic, :mod:`.restricted_ip` for the restricted IP
+and its warm starts (:mod:`.localsearch`).
 """
-from .bnb import BnBResult, branch_and_bound
-from .loop import ColGenOptions, solve
+from .loop import ColgenSolution, ColGenOptions, solve
 from .master import RestrictedMaster
-from .beam import beam_pricing
-from .pricing import (PricingInstance, PricingResult, bnb_pricing, cpsat_pricing,
-                      heuristic_pricing, make_instance, single_literal_bound)
+from .pricing import (BnBResult, PricingInstance, PricingResult, beam_pricing, bnb_pricing,
+                      cpsat_pricing, heuristic_pricing, make_instance,
+                      price_by_branch_and_bound, single_literal_bound)
 
-__all__ = ["ColGenOptions", "solve", "RestrictedMaster", "PricingInstance", "PricingResult",
-           "beam_pricing", "bnb_pricing", "cpsat_pricing", "heuristic_pricing", "make_instance",
-           "single_literal_bound", "branch_and_bound", "BnBResult"]
+__all__ = ["ColGenOptions", "ColgenSolution", "solve", "RestrictedMaster", "PricingInstance",
+           "PricingResult", "beam_pricing", "bnb_pricing", "cpsat_pricing", "heuristic_pricing",
+           "make_instance", "single_literal_bound", "price_by_branch_and_bound", "BnBResult"]

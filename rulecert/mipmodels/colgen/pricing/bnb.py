@@ -40,7 +40,9 @@ import time
 import numba as nb
 import numpy as np
 
-from ... import bits
+from .... import bits
+from ....certificate import Termination
+from .instance import PricingInstance, PricingResult
 
 
 @nb.njit(cache=True, nogil=True)
@@ -210,11 +212,11 @@ class BnBResult:
     overflow: bool = False
 
 
-def branch_and_bound(X: np.ndarray, v: np.ndarray, const: float, lit: float, max_length: int,
-                     *, K: int = 50, upper: float = 0.0, tighten: bool = True,
-                     node_limit: int | None = None, deadline: float | None = None,
-                     chunk: int = 20000, order: str = "lb",
-                     found_node_limit: int | None = None) -> BnBResult:
+def price_by_branch_and_bound(X: np.ndarray, v: np.ndarray, const: float, lit: float,
+                              max_length: int, *, K: int = 50, upper: float = 0.0, tighten: bool = True,
+                              node_limit: int | None = None, deadline: float | None = None,
+                              chunk: int = 20000, order: str = "lb",
+                              found_node_limit: int | None = None) -> BnBResult:
     """Run the search on groups ``X`` (G x d bool) with coefficients ``v`` (see module doc).
 
     ``tighten=True``: top-K pricing below ``upper``; ``False``: enumerate every clause with
@@ -288,6 +290,26 @@ def branch_and_bound(X: np.ndarray, v: np.ndarray, const: float, lit: float, max
                      time.perf_counter() - t0, overflow)
 
 
+def bnb_pricing(inst: PricingInstance, *, threshold: float = 0.0, max_return: int = 50,
+                node_limit: int | None = None, deadline: float | None = None,
+                found_node_limit: int | None = None) -> PricingResult:
+    """Top-``max_return`` clauses below ``threshold`` by the depth-first branch-and-bound of
+    :func:`price_by_branch_and_bound`; exact (``complete``) unless the node limit or the deadline stops it."""
+    r = price_by_branch_and_bound(inst.X, inst.v, inst.const, inst.lit, inst.max_length,
+                                  K=max_return, upper=threshold, tighten=True,
+                                  node_limit=node_limit, deadline=deadline,
+                                  found_node_limit=found_node_limit)
+    if r.complete:
+        term = Termination.OPTIMAL
+    elif deadline is not None and time.perf_counter() >= deadline:
+        term = Termination.TIME_LIMIT
+    else:
+        term = Termination.NODE_LIMIT
+    # the search bounds min(threshold, min rc); with threshold <= 0 that is all we need
+    return PricingResult(list(r.clauses), list(r.reduced_costs), r.bound, r.complete, "bnb", term,
+                         r.wall_time, r.nodes, best_clause=r.clauses[0] if r.clauses else None)
+
+
 _warm = False
 
 
@@ -297,6 +319,6 @@ def warm_up() -> None:
     budget, so that the first pricing call of a process does not overrun its share."""
     global _warm
     if not _warm:
-        branch_and_bound(np.array([[True, False], [False, True]]), np.array([-1.0, 1.0]),
-                         0.0, 0.0, 2, K=1)
+        price_by_branch_and_bound(np.array([[True, False], [False, True]]),
+                                  np.array([-1.0, 1.0]), 0.0, 0.0, 2, K=1)
         _warm = True

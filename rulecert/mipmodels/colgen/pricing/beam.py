@@ -44,8 +44,8 @@ import time
 
 import numpy as np
 
-from ...certificate import Termination
-from .pricing import PricingInstance, PricingResult
+from ....certificate import Termination
+from .instance import PricingInstance, PricingResult
 
 __all__ = ["beam_pricing", "BLAS_THREADS"]
 
