@@ -1,7 +1,7 @@
 """CORELS: certifiably optimal rule lists by branch and bound (Angelino et al., JMLR 2018).
 
     from rulecert.search.corels import corels, CorelsBounds
-    rule_list, cert = corels(problem, c=0.01)
+    rule_list, cert = corels(problem, c=0.01)      # corels is solve, the package's one verb
 
 Modules: :mod:`.bounds` (every bound, one function each, and the numpy reference for child
 evaluation), :mod:`.data` (the problem compiled to packed group columns), :mod:`.kernel` (the
@@ -11,4 +11,7 @@ collection), :mod:`.loop` (the driver: limits, progress, certificate).
 from .bounds import CorelsBounds
 from .loop import POLICIES, SOLVER, corels
 
-__all__ = ["corels", "CorelsBounds", "POLICIES", "SOLVER"]
+solve = corels
+"""The package's one verb (``corels`` is the same function)."""
+
+__all__ = ["solve", "corels", "CorelsBounds", "POLICIES", "SOLVER"]

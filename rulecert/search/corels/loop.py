@@ -216,6 +216,15 @@ def corels(problem: RuleProblem, c: float, *, policy: str = "lower_bound",
     -------
     (RuleList, Certificate)
     """
+    run = _Run(*_validate(problem, c, policy, max_length, time_limit, node_limit,
+                          memory_limit_mb, bounds, callback, initial_prefix, history_every))
+    run.search()
+    return run.finish()
+
+
+def _validate(problem, c, policy, max_length, time_limit, node_limit, memory_limit_mb, bounds,
+              callback, initial_prefix, history_every):
+    """Every argument checked before any work (the clock starts here)."""
     t0 = time.perf_counter()
     cpu0 = time.process_time()
     if not isinstance(problem, RuleProblem):
@@ -237,253 +246,326 @@ def corels(problem: RuleProblem, c: float, *, policy: str = "lower_bound",
         raise ValueError(f"bounds must be a CorelsBounds, got {type(bounds).__name__}")
     if callback is not None and not callable(callback):
         raise ValueError(f"callback must be callable or None, got {callback!r}")
-    M = problem.n_antecedents
-    N = problem.n_samples
-    init = _check_prefix(initial_prefix, M, max_length)
+    init = _check_prefix(initial_prefix, problem.n_antecedents, max_length)
+    return (problem, c, policy, max_length, time_limit, node_limit, memory_limit_mb, bounds,
+            callback, init, history_every, t0, cpu0)
 
-    kd = build_kernel_data(problem)
-    C = c * N
-    max_len_eff = M if max_length is None else min(max_length, M)
-    use_lb = bounds.hierarchical or bounds.equivalent_points or bounds.lookahead
-    lifo = policy == "dfs"
 
-    # incumbent: the empty rule list, or the warm start when better
-    R = float(default_mistakes(kd.n_pos, kd.n_neg))
-    inc_prefix: list[int] = []
-    inc_m, inc_K = int(R), 0
-    warm_obj = None
-    if init is not None:
-        pm, dm, _ = prefix_stats_reference(problem, init)
-        warm_obj = (pm + dm) / N + c * len(init)
-        Rw = (pm + dm) + C * len(init)
-        if Rw < R - TOL:
-            R, inc_prefix, inc_m, inc_K = Rw, list(init), pm + dm, len(init)
+class _Run:
+    """One CORELS search: setup, chunked search between limit checks, certificate."""
 
-    st = _State(M, kd.n_words, bounds.permutation)
-    st.fst[0] = R
-    st.ist[K.S_INC_M], st.ist[K.S_INC_K], st.ist[K.S_INC_LEN] = inc_m, inc_K, inc_K
-    st.inc_prefix[:inc_K] = inc_prefix
-    st.ist[K.S_KMAX] = max_prefix_length(R, C, M)
-    # root node (the empty prefix)
-    lb_root = float(kd.n_minority) if bounds.equivalent_points else 0.0
-    st.n_parent[0], st.n_ant[0], st.n_depth[0], st.n_flags[0], st.n_m[0], st.n_lb[0] = -1, -1, 0, 0, 0, lb_root
-    st.ist[K.S_NODES] = 1
-    st.ist[K.S_TRIE_INS] = 1
-    root_open = M > 0 and max_len_eff >= 1
-    if root_open and use_lb and (lookahead_prunes(lb_root, C, R) if bounds.lookahead
-                                 else subtree_prunes(lb_root, R)):
-        root_open = False
-    if root_open and bounds.prefix_length and prefix_length_prunes_children(0, 0.0, R, C, st.ist[K.S_KMAX]):
-        root_open = False
-    if root_open:
-        key = {"bfs": 0.0, "dfs": 0.0, "lower_bound": lb_root, "objective": R, "curiosity": 0.0}[policy]
-        st.ist[K.S_HEAP] = K.root_push(st.hk, st.hid, key, lifo)
-        st.ist[K.S_MAX_HEAP] = 1
+    def __init__(self, problem, c, policy, max_length, time_limit, node_limit, memory_limit_mb,
+                 bounds, callback, init, history_every, t0, cpu0):
+        self.problem, self.c, self.policy, self.max_length = problem, c, policy, max_length
+        self.time_limit, self.node_limit, self.history_every = time_limit, node_limit, history_every
+        self.bounds, self.callback, self.t0, self.cpu0 = bounds, callback, t0, cpu0
+        self.M = M = problem.n_antecedents
+        self.N = N = problem.n_samples
+        self.kd = build_kernel_data(problem)
+        self.C = c * N
+        self.max_len_eff = M if max_length is None else min(max_length, M)
+        self.use_lb = bounds.hierarchical or bounds.equivalent_points or bounds.lookahead
+        self.lifo = policy == "dfs"
+        self.st = _State(M, self.kd.n_words, bounds.permutation)
+        self.warm_obj = None
+        self._incumbent(init)
+        self.root_open = self._root()
+        self.params = self._params()
+        self.zob = np.random.default_rng(_ZOBRIST_SEED).integers(0, 2**64 - 1, size=max(M, 1),
+                                                                 dtype=np.uint64, endpoint=True)
+        self.mem_limit = None if memory_limit_mb is None else memory_limit_mb * 1024 * 1024
+        self.history: list[dict] = []
+        self.gc_runs = self.gc_marked = self.chunks = 0
+        self.peak_rss = _rss_bytes()
+        self.termination = None
+        self.message_extra = ""
+        self.chunk = 64
 
-    params = np.zeros(K.N_PARAMS, np.int64)
-    params[K.P_HIER] = bounds.hierarchical
-    params[K.P_LOOK] = bounds.lookahead
-    params[K.P_SUPP] = bounds.support
-    params[K.P_ACC] = bounds.accurate_support
-    params[K.P_EQ] = bounds.equivalent_points
-    params[K.P_PERM] = bounds.permutation
-    params[K.P_PLEN] = bounds.prefix_length
-    params[K.P_POLICY] = K.POLICY_CODES[policy]
-    params[K.P_MAXLEN] = max_len_eff
-    params[K.P_N] = N
-    zob = np.random.default_rng(_ZOBRIST_SEED).integers(0, 2**64 - 1, size=max(M, 1),
-                                                          dtype=np.uint64, endpoint=True)
-    mem_limit = None if memory_limit_mb is None else memory_limit_mb * 1024 * 1024
-    history: list[dict] = []
-    gc_runs = 0
-    gc_marked = 0
-    chunks = 0
-    peak_rss = _rss_bytes()
+    # ---- setup ------------------------------------------------------------------------------
+    def _incumbent(self, init) -> None:
+        """The first incumbent: the empty rule list, or the warm start when better."""
+        kd, st, N, c, C = self.kd, self.st, self.N, self.c, self.C
+        R = float(default_mistakes(kd.n_pos, kd.n_neg))
+        inc_prefix: list[int] = []
+        inc_m, inc_K = int(R), 0
+        if init is not None:
+            pm, dm, _ = prefix_stats_reference(self.problem, init)
+            self.warm_obj = (pm + dm) / N + c * len(init)
+            Rw = (pm + dm) + C * len(init)
+            if Rw < R - TOL:
+                R, inc_prefix, inc_m, inc_K = Rw, list(init), pm + dm, len(init)
+        st.fst[0] = R
+        st.ist[K.S_INC_M], st.ist[K.S_INC_K], st.ist[K.S_INC_LEN] = inc_m, inc_K, inc_K
+        st.inc_prefix[:inc_K] = inc_prefix
+        st.ist[K.S_KMAX] = max_prefix_length(R, C, self.M)
 
-    def scan():
+    def _root(self) -> bool:
+        """The empty prefix in the trie, and on the queue unless a bound already closes it."""
+        st, bounds, C = self.st, self.bounds, self.C
+        R = float(st.fst[0])
+        lb_root = float(self.kd.n_minority) if bounds.equivalent_points else 0.0
+        st.n_parent[0], st.n_ant[0], st.n_depth[0], st.n_flags[0], st.n_m[0], st.n_lb[0] = -1, -1, 0, 0, 0, lb_root
+        st.ist[K.S_NODES] = 1
+        st.ist[K.S_TRIE_INS] = 1
+        root_open = self.M > 0 and self.max_len_eff >= 1
+        if root_open and self.use_lb and (lookahead_prunes(lb_root, C, R) if bounds.lookahead
+                                          else subtree_prunes(lb_root, R)):
+            root_open = False
+        if root_open and bounds.prefix_length and prefix_length_prunes_children(0, 0.0, R, C, st.ist[K.S_KMAX]):
+            root_open = False
+        if root_open:
+            key = {"bfs": 0.0, "dfs": 0.0, "lower_bound": lb_root, "objective": R,
+                   "curiosity": 0.0}[self.policy]
+            st.ist[K.S_HEAP] = K.root_push(st.hk, st.hid, key, self.lifo)
+            st.ist[K.S_MAX_HEAP] = 1
+        return root_open
+
+    def _params(self) -> np.ndarray:
+        """The kernel's integer parameters: which bounds, the queue policy, the sizes."""
+        bounds = self.bounds
+        params = np.zeros(K.N_PARAMS, np.int64)
+        params[K.P_HIER] = bounds.hierarchical
+        params[K.P_LOOK] = bounds.lookahead
+        params[K.P_SUPP] = bounds.support
+        params[K.P_ACC] = bounds.accurate_support
+        params[K.P_EQ] = bounds.equivalent_points
+        params[K.P_PERM] = bounds.permutation
+        params[K.P_PLEN] = bounds.prefix_length
+        params[K.P_POLICY] = K.POLICY_CODES[self.policy]
+        params[K.P_MAXLEN] = self.max_len_eff
+        params[K.P_N] = self.N
+        return params
+
+    # ---- progress -----------------------------------------------------------------------------
+    def scan(self):
         """(lower bound on the scaled objective over the open queue, live size, by length)."""
+        st = self.st
         nn = int(st.ist[K.S_NODES])
         dead = np.zeros(nn, np.bool_)
-        by_depth = np.zeros(max_len_eff + 1, np.int64)
+        by_depth = np.zeros(self.max_len_eff + 1, np.int64)
         best, live = K.queue_scan(st.n_parent, st.n_flags, st.n_lb, st.n_depth, nn, st.hid,
-                                  int(st.ist[K.S_HEAP]), C, int(st.ist[K.S_KMAX]), dead, by_depth)
+                                  int(st.ist[K.S_HEAP]), self.C, int(st.ist[K.S_KMAX]), dead, by_depth)
         return min(float(best), float(st.fst[0])), int(live), by_depth
 
-    def incumbent_objective():
-        return int(st.ist[K.S_INC_M]) / N + c * int(st.ist[K.S_INC_K])
+    def incumbent_objective(self) -> float:
+        return int(self.st.ist[K.S_INC_M]) / self.N + self.c * int(self.st.ist[K.S_INC_K])
 
-    def record(event: str) -> dict:
-        lb_s, live, by_depth = scan()
-        obj = incumbent_objective()
-        entry = {"time": time.perf_counter() - t0, "objective": obj,
-                 "lower_bound": min(lb_s / N, obj), "nodes_expanded": int(st.ist[K.S_EXPANDED]),
+    def record(self, event: str) -> dict:
+        st = self.st
+        lb_s, live, by_depth = self.scan()
+        obj = self.incumbent_objective()
+        entry = {"time": time.perf_counter() - self.t0, "objective": obj,
+                 "lower_bound": min(lb_s / self.N, obj), "nodes_expanded": int(st.ist[K.S_EXPANDED]),
                  "queue_size": live, "queue_physical": int(st.ist[K.S_HEAP]),
                  "queue_by_length": [int(v) for v in np.trim_zeros(by_depth, "b")], "event": event}
-        history.append(entry)
+        self.history.append(entry)
         return entry
 
-    def notify(entry: dict) -> bool:
-        if callback is None:
+    def notify(self, entry: dict) -> bool:
+        """Call the callback (if any); True when it asks to stop."""
+        if self.callback is None:
             return False
         info = dict(entry)
-        info["prefix"] = [int(v) for v in st.inc_prefix[:st.ist[K.S_INC_LEN]]]
-        return bool(callback(info))
+        info["prefix"] = [int(v) for v in self.st.inc_prefix[:self.st.ist[K.S_INC_LEN]]]
+        return bool(self.callback(info))
 
-    termination = None
-    message_extra = ""
-    record("start")
-    next_periodic = time.perf_counter() + history_every
-    chunk = 64
-    try:
-        if not root_open:
-            termination = Termination.OPTIMAL
-        while termination is None:
-            now = time.perf_counter()
-            if time_limit is not None and now - t0 >= time_limit:
-                termination = Termination.TIME_LIMIT
-                break
-            if node_limit is not None and st.ist[K.S_EXPANDED] >= node_limit:
-                termination = Termination.NODE_LIMIT
-                break
-            rss = _rss_bytes()
-            peak_rss = max(peak_rss, rss)
-            if mem_limit is not None and rss >= mem_limit:
-                termination = Termination.MEMORY_LIMIT
-                message_extra = f"resident memory {rss / 2**20:.0f} MB reached memory_limit_mb"
-                break
-            if now >= next_periodic:
-                entry = record("periodic")
-                # a record scans the trie and the queue: keep that under ~5% of the run
-                after = time.perf_counter()
-                next_periodic = after + max(history_every, 20.0 * (after - now))
-                logger.debug("t=%.1fs objective=%.10f bound=%.10f expanded=%d queue=%d",
-                             entry["time"], entry["objective"], entry["lower_bound"],
-                             entry["nodes_expanded"], entry["queue_size"])
-                if notify(entry):
-                    termination = Termination.INTERRUPTED
-                    message_extra = "stopped by the callback"
-                    break
-            budget = chunk
-            if node_limit is not None:
-                budget = min(budget, node_limit - int(st.ist[K.S_EXPANDED]))
-            tc = time.perf_counter()
-            rc = K.search_chunk(kd.capg, kd.tables, kd.upos, kd.umin, kd.allcols, kd.n_heavy_words,
-                                kd.has_umin, zob, C, params, st.n_parent, st.n_ant, st.n_depth,
-                                st.n_flags, st.n_m, st.n_lb, st.hk, st.hid, st.mkey, st.mnode,
-                                st.ist, st.fst, st.inc_prefix, budget, 16 * budget + 4096,
-                                st.path, st.inmask, st.u)
-            chunks += 1
-            dt = time.perf_counter() - tc
-            if rc == K.RC_BUDGET:
-                if dt < 0.01 and chunk < (1 << 22):
-                    chunk *= 2
-                elif dt > 0.08 and chunk > 1:
-                    chunk //= 2
-            if rc == K.RC_EMPTY:
-                termination = Termination.OPTIMAL
-            elif rc == K.RC_GROW:
-                new_n, new_h, new_m, extra = st.growth_plan(M)
-                if max(new_n, new_h) > _MAX_IDS:
-                    termination = Termination.MEMORY_LIMIT
-                    message_extra = f"the search reached {_MAX_IDS:,} trie nodes (int32 node ids)"
-                    break
-                if mem_limit is not None and _rss_bytes() + extra >= mem_limit:
-                    termination = Termination.MEMORY_LIMIT
-                    message_extra = (f"growing the search arrays by {extra / 2**20:.0f} MB would "
-                                     "exceed memory_limit_mb")
-                    break
-                st.grow(new_n, new_h, new_m)
-            elif rc == K.RC_IMPROVED:
-                hs, marked = K.gc_pass(st.n_parent, st.n_flags, st.n_lb, st.n_depth,
-                                       int(st.ist[K.S_NODES]), st.hk, st.hid, int(st.ist[K.S_HEAP]),
-                                       float(st.fst[0]), C, bounds.lookahead, use_lb, bounds.prefix_length,
-                                       int(st.ist[K.S_KMAX]), lifo,
-                                       np.zeros(int(st.ist[K.S_NODES]), np.bool_))
-                st.ist[K.S_HEAP] = hs
-                gc_runs += 1
-                gc_marked += int(marked)
-                entry = record("incumbent")
-                logger.info("new incumbent objective=%.10f (%d mistakes, %d rules) bound=%.10f "
-                            "t=%.2fs expanded=%d", entry["objective"], int(st.ist[K.S_INC_M]),
-                            int(st.ist[K.S_INC_K]), entry["lower_bound"], entry["time"],
-                            entry["nodes_expanded"])
-                if notify(entry):
-                    termination = Termination.INTERRUPTED
-                    message_extra = "stopped by the callback"
-                    break
-    except KeyboardInterrupt:
-        termination = Termination.INTERRUPTED
-        message_extra = "interrupted by the user (KeyboardInterrupt)"
+    def _stop(self, termination, message: str = "") -> None:
+        self.termination = termination
+        self.message_extra = message
 
-    # ---- the certificate ----
-    peak_rss = max(peak_rss, _rss_bytes())
-    R = float(st.fst[0])
-    inc_m, inc_K = int(st.ist[K.S_INC_M]), int(st.ist[K.S_INC_K])
-    prefix = [int(v) for v in st.inc_prefix[:st.ist[K.S_INC_LEN]]]
-    objective = inc_m / N + c * inc_K
-    if termination is Termination.OPTIMAL:
-        lb_s, live = R, 0
-    else:
-        lb_s, live, _ = scan()
-        if live == 0 or lb_s >= R - TOL:
-            # every open prefix is dominated: the proof is complete
-            termination, lb_s = Termination.OPTIMAL, R
-    if termination is Termination.OPTIMAL:
-        status, lower_bound = SolutionStatus.OPTIMAL, objective
-    else:
-        status, lower_bound = SolutionStatus.FEASIBLE, min(lb_s / N, objective)
+    # ---- the search ---------------------------------------------------------------------------
+    def search(self) -> None:
+        """Chunks of node expansions in the kernel, the limits and progress checked between."""
+        self.record("start")
+        self.next_periodic = time.perf_counter() + self.history_every
+        try:
+            if not self.root_open:
+                self.termination = Termination.OPTIMAL
+            while self.termination is None:
+                now = time.perf_counter()
+                if self._limit_reached(now) or self._periodic(now):
+                    break
+                self._search_chunk()
+        except KeyboardInterrupt:
+            self._stop(Termination.INTERRUPTED, "interrupted by the user (KeyboardInterrupt)")
 
-    model = rule_list_from_prefix(problem, prefix)
-    pm, dm, _ = prefix_stats_reference(problem, prefix)
-    if pm + dm != inc_m or len(prefix) != inc_K:  # pragma: no cover - internal consistency
-        raise RuntimeError(f"internal error: search reports {inc_m} mistakes with {inc_K} rules, "
-                           f"the returned list has {pm + dm} with {len(prefix)}")
+    def _limit_reached(self, now: float) -> bool:
+        """Time, node and memory limits, checked in that order."""
+        st = self.st
+        if self.time_limit is not None and now - self.t0 >= self.time_limit:
+            self._stop(Termination.TIME_LIMIT)
+            return True
+        if self.node_limit is not None and st.ist[K.S_EXPANDED] >= self.node_limit:
+            self._stop(Termination.NODE_LIMIT)
+            return True
+        rss = _rss_bytes()
+        self.peak_rss = max(self.peak_rss, rss)
+        if self.mem_limit is not None and rss >= self.mem_limit:
+            self._stop(Termination.MEMORY_LIMIT,
+                       f"resident memory {rss / 2**20:.0f} MB reached memory_limit_mb")
+            return True
+        return False
 
-    restricted = max_length is not None and max_length < M
-    k_bound = max_prefix_length(R, C, M)
-    binding = restricted and k_bound > max_length
-    msgs = []
-    if termination is Termination.OPTIMAL:
-        msgs.append("queue exhausted: the rule list is optimal")
-    else:
-        msgs.append(f"stopped by {termination.value}: the incumbent is feasible, the bound is "
-                    "the minimum over the open queue")
-    if restricted:
-        if binding:
-            msgs.append(f"within max_length={max_length} rules only (the restriction may bind: "
-                        f"Theorem 4 allows up to {k_bound} rules)")
+    def _periodic(self, now: float) -> bool:
+        """A progress record (and callback) every ``history_every`` seconds; True to stop."""
+        if now < self.next_periodic:
+            return False
+        entry = self.record("periodic")
+        # a record scans the trie and the queue: keep that under ~5% of the run
+        after = time.perf_counter()
+        self.next_periodic = after + max(self.history_every, 20.0 * (after - now))
+        logger.debug("t=%.1fs objective=%.10f bound=%.10f expanded=%d queue=%d",
+                     entry["time"], entry["objective"], entry["lower_bound"],
+                     entry["nodes_expanded"], entry["queue_size"])
+        if self.notify(entry):
+            self._stop(Termination.INTERRUPTED, "stopped by the callback")
+            return True
+        return False
+
+    def _search_chunk(self) -> None:
+        """One kernel call, then what its return code asks for (grow, collect, finish)."""
+        st, kd = self.st, self.kd
+        budget = self.chunk
+        if self.node_limit is not None:
+            budget = min(budget, self.node_limit - int(st.ist[K.S_EXPANDED]))
+        tc = time.perf_counter()
+        rc = K.search_chunk(kd.capg, kd.tables, kd.upos, kd.umin, kd.allcols, kd.n_heavy_words,
+                            kd.has_umin, self.zob, self.C, self.params, st.n_parent, st.n_ant,
+                            st.n_depth, st.n_flags, st.n_m, st.n_lb, st.hk, st.hid, st.mkey,
+                            st.mnode, st.ist, st.fst, st.inc_prefix, budget, 16 * budget + 4096,
+                            st.path, st.inmask, st.u)
+        self.chunks += 1
+        dt = time.perf_counter() - tc
+        if rc == K.RC_BUDGET:
+            if dt < 0.01 and self.chunk < (1 << 22):
+                self.chunk *= 2
+            elif dt > 0.08 and self.chunk > 1:
+                self.chunk //= 2
+        if rc == K.RC_EMPTY:
+            self.termination = Termination.OPTIMAL
+        elif rc == K.RC_GROW:
+            self._grow()
+        elif rc == K.RC_IMPROVED:
+            self._collect_garbage()
+
+    def _grow(self) -> None:
+        """Grow the search arrays, unless the ids or the memory cap forbid it."""
+        st = self.st
+        new_n, new_h, new_m, extra = st.growth_plan(self.M)
+        if max(new_n, new_h) > _MAX_IDS:
+            self._stop(Termination.MEMORY_LIMIT,
+                       f"the search reached {_MAX_IDS:,} trie nodes (int32 node ids)")
+            return
+        if self.mem_limit is not None and _rss_bytes() + extra >= self.mem_limit:
+            self._stop(Termination.MEMORY_LIMIT, f"growing the search arrays by {extra / 2**20:.0f} "
+                       "MB would exceed memory_limit_mb")
+            return
+        st.grow(new_n, new_h, new_m)
+
+    def _collect_garbage(self) -> None:
+        """A better incumbent: drop the queue entries it dominates, record, tell the callback."""
+        st, bounds = self.st, self.bounds
+        hs, marked = K.gc_pass(st.n_parent, st.n_flags, st.n_lb, st.n_depth,
+                               int(st.ist[K.S_NODES]), st.hk, st.hid, int(st.ist[K.S_HEAP]),
+                               float(st.fst[0]), self.C, bounds.lookahead, self.use_lb,
+                               bounds.prefix_length, int(st.ist[K.S_KMAX]), self.lifo,
+                               np.zeros(int(st.ist[K.S_NODES]), np.bool_))
+        st.ist[K.S_HEAP] = hs
+        self.gc_runs += 1
+        self.gc_marked += int(marked)
+        entry = self.record("incumbent")
+        logger.info("new incumbent objective=%.10f (%d mistakes, %d rules) bound=%.10f "
+                    "t=%.2fs expanded=%d", entry["objective"], int(st.ist[K.S_INC_M]),
+                    int(st.ist[K.S_INC_K]), entry["lower_bound"], entry["time"],
+                    entry["nodes_expanded"])
+        if self.notify(entry):
+            self._stop(Termination.INTERRUPTED, "stopped by the callback")
+
+    # ---- the certificate ----------------------------------------------------------------------
+    def finish(self) -> tuple[RuleList, Certificate]:
+        """The incumbent as a RuleList (checked against the search's counts) and its certificate."""
+        st, N, c = self.st, self.N, self.c
+        self.peak_rss = max(self.peak_rss, _rss_bytes())
+        R = float(st.fst[0])
+        inc_m, inc_K = int(st.ist[K.S_INC_M]), int(st.ist[K.S_INC_K])
+        prefix = [int(v) for v in st.inc_prefix[:st.ist[K.S_INC_LEN]]]
+        objective = inc_m / N + c * inc_K
+        termination, lower_bound, status, live = self._bound(R, objective)
+        model = rule_list_from_prefix(self.problem, prefix)
+        pm, dm, _ = prefix_stats_reference(self.problem, prefix)
+        if pm + dm != inc_m or len(prefix) != inc_K:  # pragma: no cover - internal consistency
+            raise RuntimeError(f"internal error: search reports {inc_m} mistakes with {inc_K} rules, "
+                               f"the returned list has {pm + dm} with {len(prefix)}")
+        k_bound = max_prefix_length(R, self.C, self.M)
+        binding = self.max_length is not None and self.max_length < self.M and k_bound > self.max_length
+        wall = time.perf_counter() - self.t0
+        stats = self._stats(termination, live, inc_m, inc_K, k_bound, binding, prefix)
+        self.history.append({"time": wall, "objective": objective, "lower_bound": lower_bound,
+                             "nodes_expanded": int(st.ist[K.S_EXPANDED]), "queue_size": int(live),
+                             "queue_physical": int(st.ist[K.S_HEAP]), "queue_by_length": [],
+                             "event": "end"})
+        cert = Certificate(termination=termination, status=status, objective=objective,
+                           lower_bound=lower_bound, solver=SOLVER, solver_version=_version(),
+                           abs_tol=ABS_TOL, rel_tol=0.0, nodes=int(st.ist[K.S_EXPANDED]),
+                           iterations=0, wall_time=wall, warm_start_objective=self.warm_obj,
+                           message="; ".join(self._messages(termination, k_bound, binding)),
+                           history=self.history, stats=stats)
+        logger.info("corels c=%g: %s objective=%.10f bound=%.10f expanded=%d in %.2fs",
+                    c, termination.value, objective, lower_bound, cert.nodes, wall)
+        return model, cert
+
+    def _bound(self, R: float, objective: float):
+        """(termination, lower bound, status, live queue size): a stopped search whose open
+        prefixes are all dominated has completed its proof."""
+        termination = self.termination
+        if termination is Termination.OPTIMAL:
+            lb_s, live = R, 0
         else:
-            msgs.append(f"max_length={max_length} is not binding (Theorem 4: any list as good "
-                        f"has at most floor(R/c)={k_bound} rules)")
-    if message_extra:
-        msgs.append(message_extra)
+            lb_s, live, _ = self.scan()
+            if live == 0 or lb_s >= R - TOL:
+                # every open prefix is dominated: the proof is complete
+                termination, lb_s = Termination.OPTIMAL, R
+        if termination is Termination.OPTIMAL:
+            return termination, objective, SolutionStatus.OPTIMAL, live
+        return termination, min(lb_s / self.N, objective), SolutionStatus.FEASIBLE, live
 
-    wall = time.perf_counter() - t0
-    stats = {name: int(st.ist[i]) for i, name in enumerate(K.STATE_NAMES)}
-    for k in ("nodes", "heap", "map_entries", "inc_len", "inc_mistakes", "inc_rules", "k_max"):
-        stats.pop(k)
-    stats.update({
-        "map_insertions": stats["map_insertions_new"] + stats["map_replacements"],
-        "trie_nodes": int(st.ist[K.S_NODES]), "map_entries": int(st.ist[K.S_MAP]),
-        "queue_size_at_end": int(live), "gc_runs": gc_runs, "gc_nodes_deleted": gc_marked,
-        "chunks": chunks, "mistakes": inc_m, "n_rules": inc_K, "n_samples": N,
-        "n_antecedents": M, "c": c, "policy": policy, "bounds": bounds.as_dict(),
-        "max_length": max_length, "max_length_binding": bool(binding),
-        "optimal_unrestricted": termination is Termination.OPTIMAL and not binding,
-        "prefix_length_bound": int(k_bound), "kernel_mode": kd.mode, "kernel_columns": kd.n_columns,
-        "kernel_words": kd.n_words, "cpu_time": time.process_time() - cpu0,
-        "peak_rss_mb": peak_rss / 2**20, "search_arrays_mb": st.allocated_bytes() / 2**20,
-        "prefix": prefix,
-    })
-    history.append({"time": wall, "objective": objective, "lower_bound": lower_bound,
-                    "nodes_expanded": int(st.ist[K.S_EXPANDED]), "queue_size": int(live),
-                    "queue_physical": int(st.ist[K.S_HEAP]), "queue_by_length": [],
-                    "event": "end"})
-    cert = Certificate(termination=termination, status=status, objective=objective,
-                       lower_bound=lower_bound, solver=SOLVER, solver_version=_version(),
-                       abs_tol=ABS_TOL, rel_tol=0.0, nodes=int(st.ist[K.S_EXPANDED]),
-                       iterations=0, wall_time=wall, warm_start_objective=warm_obj,
-                       message="; ".join(msgs), history=history, stats=stats)
-    logger.info("corels c=%g: %s objective=%.10f bound=%.10f expanded=%d in %.2fs",
-                c, termination.value, objective, lower_bound, cert.nodes, wall)
-    return model, cert
+    def _messages(self, termination, k_bound: int, binding: bool) -> list[str]:
+        max_length = self.max_length
+        msgs = []
+        if termination is Termination.OPTIMAL:
+            msgs.append("queue exhausted: the rule list is optimal")
+        else:
+            msgs.append(f"stopped by {termination.value}: the incumbent is feasible, the bound is "
+                        "the minimum over the open queue")
+        if max_length is not None and max_length < self.M:
+            if binding:
+                msgs.append(f"within max_length={max_length} rules only (the restriction may bind: "
+                            f"Theorem 4 allows up to {k_bound} rules)")
+            else:
+                msgs.append(f"max_length={max_length} is not binding (Theorem 4: any list as good "
+                            f"has at most floor(R/c)={k_bound} rules)")
+        if self.message_extra:
+            msgs.append(self.message_extra)
+        return msgs
+
+    def _stats(self, termination, live, inc_m, inc_K, k_bound, binding, prefix) -> dict:
+        st, kd = self.st, self.kd
+        stats = {name: int(st.ist[i]) for i, name in enumerate(K.STATE_NAMES)}
+        for k in ("nodes", "heap", "map_entries", "inc_len", "inc_mistakes", "inc_rules", "k_max"):
+            stats.pop(k)
+        stats.update({
+            "map_insertions": stats["map_insertions_new"] + stats["map_replacements"],
+            "trie_nodes": int(st.ist[K.S_NODES]), "map_entries": int(st.ist[K.S_MAP]),
+            "queue_size_at_end": int(live), "gc_runs": self.gc_runs,
+            "gc_nodes_deleted": self.gc_marked, "chunks": self.chunks, "mistakes": inc_m,
+            "n_rules": inc_K, "n_samples": self.N, "n_antecedents": self.M, "c": self.c,
+            "policy": self.policy, "bounds": self.bounds.as_dict(), "max_length": self.max_length,
+            "max_length_binding": bool(binding),
+            "optimal_unrestricted": termination is Termination.OPTIMAL and not binding,
+            "prefix_length_bound": int(k_bound), "kernel_mode": kd.mode,
+            "kernel_columns": kd.n_columns, "kernel_words": kd.n_words,
+            "cpu_time": time.process_time() - self.cpu0,
+            "peak_rss_mb": self.peak_rss / 2**20, "search_arrays_mb": st.allocated_bytes() / 2**20,
+            "prefix": prefix,
+        })
+        return stats
