@@ -327,9 +327,11 @@ class _Enumeration:
                         ch_ants, ch_b, ch_mk, ch_def, ch_deep, nch, nxt, state, self.Cs, self.T,
                         self.opt_scaled, self.L, self.min_capture, self.c, float(self.N),
                         self.threshold + self.include_tol, out_prefix, out_len, out_obj, nout,
-                        step)
+                        step, -1 if max_models is None else max(0, max_models - len(self.found)))
             if rc == RK.RC_DONE:
                 break
+            if rc == RK.RC_MODELS:
+                continue        # the check at the top of the loop reports it
             if rc == RK.RC_FULL:
                 cap *= 2
                 out_prefix = np.concatenate([out_prefix, np.zeros_like(out_prefix)])

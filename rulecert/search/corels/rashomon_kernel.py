@@ -11,7 +11,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-RC_DONE, RC_BUDGET, RC_FULL = 0, 1, 2
+RC_DONE, RC_BUDGET, RC_FULL, RC_MODELS = 0, 1, 2, 3
 
 
 @numba.njit(cache=True)
@@ -84,10 +84,11 @@ def _expand(d, A, stats, U, counts, prefix, b, mk, deficit, ch_ants, ch_b, ch_mk
 @numba.njit(cache=True)
 def dfs(A, capt, stats, U, counts, prefix, b, mk, deficit, ch_ants, ch_b, ch_mk, ch_def,
         ch_deep, nch, nxt, state, Cs, T, opt_scaled, L, min_capture, c, N, thr_incl,
-        out_prefix, out_len, out_obj, nout, budget):
+        out_prefix, out_len, out_obj, nout, budget, max_models):
     """Run the depth-first search from ``state = [depth, expansions]`` for ``budget`` more
-    expansions.  Returns RC_DONE (finished), RC_BUDGET or RC_FULL (the output arrays need
-    room for one more expansion's lists; the caller grows them and calls again)."""
+    expansions.  Returns RC_DONE (finished), RC_BUDGET, RC_MODELS (``max_models`` lists held;
+    -1: no cap) or RC_FULL (the output arrays need room for one more expansion's lists; the
+    caller grows them and calls again)."""
     M, G = A.shape
     cap = out_obj.shape[0]
     depth = state[0]
@@ -105,6 +106,9 @@ def dfs(A, capt, stats, U, counts, prefix, b, mk, deficit, ch_ants, ch_b, ch_mk,
         if done >= budget:
             state[0] = depth
             return RC_BUDGET
+        if max_models >= 0 and nout[0] >= max_models:
+            state[0] = depth
+            return RC_MODELS
         if nout[0] + M > cap:
             state[0] = depth
             return RC_FULL
