@@ -12,6 +12,8 @@ draws on the given ``ax`` (or a new figure) and returns the matplotlib Axes.
   cross-validation result (``BooleanRuleCGCV.cv_results_`` or a dict of the same keys).
 - :func:`plot_roc`: the ROC curve of falling rule lists (thresholding their rule probabilities),
   each list's operating point (its threshold 1 / (1 + w)) marked.
+- :func:`plot_rashomon`, :func:`plot_feature_usage`: the objectives of a Rashomon set of rule
+  lists (sorted) and the share of its lists that read each feature.
 
 What is drawn is exactly what the certificate recorded: points whose value is missing (``None``
 or NaN, e.g. column generation has no incumbent objective before its restricted IP) are left out
@@ -271,3 +273,38 @@ def save(ax, path: str, dpi: int = 110) -> str:
     fig.savefig(path, dpi=dpi)
     plt.close(fig)
     return path
+
+
+def plot_rashomon(rashomon_set, *, ax=None):
+    """The objective of every list of a Rashomon set, sorted, against its rank, with the
+    optimum and the threshold; a limit-stopped set also shows the bound on missing lists."""
+    rs = rashomon_set
+    cert = rs.certificate
+    ax = _axes(ax)
+    obj = np.asarray(rs.objectives, dtype=float)
+    ax.step(np.arange(1, len(obj) + 1), obj, where="post", color="C0", label="lists in the set",
+            gid="rashomon-objectives")
+    ax.axhline(cert.threshold, color="C3", ls="--", lw=1, label=f"threshold {cert.threshold:.5f}")
+    ax.axhline(cert.optimum, color="k", ls=":", lw=1, label=f"optimum {cert.optimum:.5f}")
+    if not cert.complete and math.isfinite(cert.missing_lower_bound):
+        ax.axhline(cert.missing_lower_bound, color="C1", ls="-.", lw=1,
+                   label=f"missing lists >= {cert.missing_lower_bound:.5f}")
+    ax.set_xlabel("rank")
+    ax.set_ylabel("objective")
+    state = "complete" if cert.complete else f"stopped ({cert.termination})"
+    ax.set_title(f"Rashomon set: {len(obj)} rule lists, {state}", fontsize=9)
+    ax.legend(fontsize=7)
+    return ax
+
+
+def plot_feature_usage(rashomon_set, *, ax=None, top: int = 15, feature_of=None):
+    """Share of the lists of a Rashomon set that read each feature (the ``top`` most used)."""
+    usage = list(rashomon_set.feature_usage(feature_of).items())[:top]
+    ax = _axes(ax)
+    names = [f for f, _ in usage][::-1]
+    vals = [v for _, v in usage][::-1]
+    ax.barh(names, vals, color="C2", gid="feature-usage")
+    ax.set_xlim(0, 1)
+    ax.set_xlabel("share of the lists in the set")
+    ax.set_title("feature usage across the Rashomon set", fontsize=9)
+    return ax

@@ -36,6 +36,8 @@ class CorelsClassifier(BinaryRuleClassifier):
     ----------
     rule_list_ : rulecert.RuleList
     certificate_ : rulecert.Certificate
+    problem_ : rulecert.RuleProblem, the mined antecedents on the training data (for
+        :meth:`rashomon_set`)
     classes_ : array of the two classes (``classes_[1]`` is label 1 of the rule list)
     """
 
@@ -84,7 +86,26 @@ class CorelsClassifier(BinaryRuleClassifier):
         self.rule_list_ = rule_list
         self.certificate_ = cert
         self.n_antecedents_ = problem.n_antecedents
+        self.problem_ = problem
         return self
+
+    def rashomon_set(self, epsilon: float | None = 0.01, *, threshold: float | None = None,
+                     **options):
+        """Every rule list over this fit's antecedents within ``epsilon`` of the optimum (or
+        with objective ``<= threshold``), on the training data, with the real feature names.
+
+        Returns a :class:`rulecert.models.RashomonSet`; its ``multiplicity(est.problem_)``,
+        ``feature_usage()`` and ``model_reliance(est.problem_)`` describe the set.  ``options``
+        go to :func:`rulecert.search.corels.rashomon_set` (``max_models``, ``node_limit``,
+        ``time_limit``, ``policy``, ``min_capture``); ``c`` and ``max_length`` are the fit's.
+        """
+        from sklearn.utils.validation import check_is_fitted
+        from ..search.corels import rashomon_set
+        check_is_fitted(self)
+        if threshold is not None:
+            epsilon = None
+        return rashomon_set(self.problem_, self.c, epsilon=epsilon, threshold=threshold,
+                            max_length=self.max_length, **options)
 
     def _predict01(self, Xb):
         return self.rule_list_.predict(Xb)

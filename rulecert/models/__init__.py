@@ -16,9 +16,11 @@ from .antecedent import Antecedent, OrderedRules, antecedent_rows
 from .falling import (FallingRuleList, FallingScore, frl_objective, soft_frl_objective)
 from .rulelist import (RuleList, RuleListScore, majority_label, prefix_objective,
                        rule_list_from_prefix, rule_list_objective)
+from .rashomon import EnumerationCertificate, RashomonSet
 from .ruleset import RuleSet, RuleSetScore, ruleset_objective, ruleset_objective_xy
 
 __all__ = ["Antecedent", "OrderedRules", "antecedent_rows", "RuleList", "RuleListScore",
            "majority_label", "prefix_objective", "rule_list_from_prefix", "rule_list_objective",
            "FallingRuleList", "FallingScore", "frl_objective", "soft_frl_objective",
-           "RuleSet", "RuleSetScore", "ruleset_objective", "ruleset_objective_xy"]
+           "RuleSet", "RuleSetScore", "ruleset_objective", "ruleset_objective_xy",
+           "RashomonSet", "EnumerationCertificate"]

@@ -6,12 +6,14 @@
 Modules: :mod:`.bounds` (every bound, one function each, and the numpy reference for child
 evaluation), :mod:`.data` (the problem compiled to packed group columns), :mod:`.kernel` (the
 numba branch-and-bound: child evaluation, queue, prefix trie, symmetry-aware map, garbage
-collection), :mod:`.loop` (the driver: limits, progress, certificate).
+collection), :mod:`.loop` (the driver: limits, progress, certificate), :mod:`.rashomon` (every
+list within a threshold of the optimum: the Rashomon set).
 """
 from .bounds import CorelsBounds
 from .loop import POLICIES, SOLVER, corels
+from .rashomon import rashomon_set
 
 solve = corels
 """The package's one verb (``corels`` is the same function)."""
 
-__all__ = ["solve", "corels", "CorelsBounds", "POLICIES", "SOLVER"]
+__all__ = ["solve", "corels", "CorelsBounds", "POLICIES", "SOLVER", "rashomon_set"]

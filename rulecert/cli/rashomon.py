@@ -1,0 +1,58 @@
+"""``rulecert rashomon``: every rule list within epsilon of the optimum, counted and described."""
+from __future__ import annotations
+
+import json
+
+
+def add_parser(sub) -> None:
+    from ._data import add_data_arguments
+    p = sub.add_parser("rashomon", help="the Rashomon set: every rule list within epsilon of the "
+                                        "optimum, with ambiguity, discrepancy and feature usage")
+    add_data_arguments(p)
+    p.add_argument("--c", type=float, default=0.01, help="penalty per rule (default 0.01)")
+    p.add_argument("--epsilon", type=float, default=None,
+                   help="relative slack: threshold = (1 + epsilon) x optimum (default 0.01)")
+    p.add_argument("--threshold", type=float, default=None, help="an absolute objective instead")
+    p.add_argument("--max-length", type=int, default=None, help="longest list enumerated")
+    p.add_argument("--policy", default="dfs", choices=["dfs", "bfs", "lower_bound"])
+    p.add_argument("--max-models", type=int, default=1_000_000, help="stop past this many lists")
+    p.add_argument("--time-limit", type=float, default=None, help="seconds for the whole run")
+    p.add_argument("--node-limit", type=int, default=None, help="prefixes expanded")
+    p.add_argument("--top", type=int, default=5, help="lists printed")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.set_defaults(func=run)
+
+
+def run(args) -> int:
+    from ..search.corels import rashomon_set
+    from ._data import load_problem
+    if args.epsilon is None and args.threshold is None:
+        args.epsilon = 0.01
+    problem, desc = load_problem(args)
+    rs = rashomon_set(problem, args.c, epsilon=args.epsilon if args.threshold is None else None,
+                      threshold=args.threshold, max_length=args.max_length, policy=args.policy,
+                      max_models=args.max_models, time_limit=args.time_limit,
+                      node_limit=args.node_limit)
+    if args.plot:       # the set's objectives and its feature usage, side by side
+        import matplotlib.pyplot as plt
+        from .. import plotting
+        fig, axes = plt.subplots(1, 2, figsize=(11, 4))
+        plotting.plot_rashomon(rs, ax=axes[0])
+        plotting.plot_feature_usage(rs, ax=axes[1])
+        plotting.save(axes[0], args.plot)
+    mult = rs.multiplicity(problem) if len(rs) else {}
+    usage = rs.feature_usage()
+    if args.json:
+        out = {"data": desc, "c": args.c, "certificate": rs.certificate.to_dict(),
+               "multiplicity": mult, "feature_usage": usage,
+               "lists": [{"objective": float(o), "antecedents": [rs.antecedent_names[a] for a in p]}
+                         for p, o in zip(rs.prefixes[:args.top], rs.objectives[:args.top])]}
+        print(json.dumps(out, default=str))
+        return 0
+    print(f"data: {desc}")
+    print(f"{problem.n_samples} samples, {problem.n_antecedents} antecedents, c = {args.c}\n")
+    print(rs.summary(problem, top=args.top))
+    if usage:
+        print("feature usage (share of the lists): "
+              + ", ".join(f"{f} {v:.0%}" for f, v in list(usage.items())[:10]))
+    return 0

@@ -1,0 +1,237 @@
+"""The Rashomon set of rule lists and what it says: predictive multiplicity, usage, reliance.
+
+A :class:`RashomonSet` holds every CORELS-labelled rule list (as antecedent prefixes) whose
+objective is at most a threshold, with its :class:`EnumerationCertificate` (complete, or
+stopped by a limit with a bound on the objective of any list not returned).  It is produced
+by :func:`rulecert.search.corels.rashomon_set`.  Measures over the set, on a problem's
+training samples (Marx, Calmon & Ustun, ICML 2020; Fisher, Rudin & Dominici, JMLR 2019):
+
+* **ambiguity**: the fraction of samples whose prediction some list of the set changes
+  relative to the reference list (the first: smallest objective, ties by prefix);
+* **discrepancy**: the largest fraction of samples on which one list of the set disagrees
+  with the reference;
+* **distinct predictions**: lists that differ only in the order of rules capturing disjoint
+  samples (or in rules that capture nothing) predict alike; their prediction vectors are
+  counted once;
+* **usage**: the share of lists using each antecedent, and each feature (an antecedent's
+  features are read from its name: literals split at ``,`` or `` && ``, a literal's feature is
+  the text before its first ``:``, ``<``, ``>``, ``=`` or ``!``);
+* **model reliance**: for each feature, the accuracy lost when the feature is permuted across
+  samples (every antecedent that reads it sees the permuted sample order), its range over the
+  set.
+"""
+from __future__ import annotations
+
+import dataclasses
+import math
+import re
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from .. import bits
+from ..certificate import Certificate
+from .rulelist import RuleList, rule_list_from_prefix
+
+_LITERAL_SPLIT = re.compile(r"\s*(?:&&|,)\s*")
+_FEATURE = re.compile(r"^\s*(?:not\s+|!|~)?\s*([^:<>=!]+?)\s*(?:[:<>=!]|$)")
+
+
+def antecedent_features(name: str) -> list[str]:
+    """The features an antecedent reads, from its name (see the module doc)."""
+    name = name.strip().strip("{}()").strip()
+    out = []
+    for lit in _LITERAL_SPLIT.split(name):
+        m = _FEATURE.match(lit)
+        f = m.group(1) if m else lit
+        if f and f not in out:
+            out.append(f)
+    return out
+
+
+@dataclasses.dataclass
+class EnumerationCertificate:
+    """What an enumeration proves.
+
+    ``complete`` is True when every list with objective ``<= threshold`` was enumerated
+    (``termination == "complete"``).  Otherwise the run was stopped by ``node_limit``,
+    ``time_limit`` or ``max_models`` (``model_limit``): the lists returned are a subset of the
+    set and every missing list has objective ``>= missing_lower_bound``.  ``optimum`` is the
+    objective CORELS certified first (``optimum_proven`` False when a limit stopped it: the
+    threshold of an ``epsilon`` is then relative to an upper bound on the optimum).
+    """
+
+    termination: str
+    complete: bool
+    n_found: int
+    threshold: float
+    epsilon: float | None
+    optimum: float
+    optimum_proven: bool
+    missing_lower_bound: float
+    nodes: int
+    open_prefixes: int
+    wall_time: float
+    enumeration_time: float
+    policy: str
+    min_capture: int
+    max_length: int | None
+    message: str = ""
+    optimum_certificate: Certificate | None = None
+
+    def summary(self) -> str:
+        eps = "" if self.epsilon is None else f" = (1 + {self.epsilon:g}) x optimum"
+        lines = [f"termination     : {self.termination}",
+                 f"complete        : {self.complete}",
+                 f"lists found     : {self.n_found}",
+                 f"threshold       : {self.threshold:.10f}{eps}",
+                 f"optimum         : {self.optimum:.10f} ({'proven' if self.optimum_proven else 'NOT proven'})"]
+        if not self.complete:
+            lines.append(f"missing lists   : objective >= {self.missing_lower_bound:.10f} "
+                         f"({self.open_prefixes} prefixes left open)")
+        lines += [f"prefixes        : {self.nodes} visited ({self.policy})",
+                  f"wall time       : {self.wall_time:.3f} s (enumeration {self.enumeration_time:.3f} s)"]
+        if self.message:
+            lines.append(f"message         : {self.message}")
+        return "\n".join(lines)
+
+    def to_dict(self) -> dict[str, Any]:
+        d = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)
+             if f.name != "optimum_certificate"}
+        if math.isinf(d["missing_lower_bound"]):
+            d["missing_lower_bound"] = None
+        d["optimum_certificate"] = (None if self.optimum_certificate is None
+                                    else self.optimum_certificate.to_dict())
+        return d
+
+
+@dataclasses.dataclass
+class RashomonSet:
+    """Rule lists (antecedent prefixes) with objective ``<= threshold``, sorted by objective."""
+
+    prefixes: list[tuple[int, ...]]
+    objectives: np.ndarray
+    c: float
+    threshold: float
+    certificate: EnumerationCertificate
+    antecedent_names: list[str]
+
+    def __len__(self) -> int:
+        return len(self.prefixes)
+
+    def rule_lists(self, problem, limit: int | None = None) -> list[RuleList]:
+        """The lists as :class:`~rulecert.models.RuleList` objects (the first ``limit``)."""
+        return [rule_list_from_prefix(problem, p) for p in self.prefixes[:limit]]
+
+    # ---- predictions on the training samples ---------------------------------------------
+    def _check_problem(self, problem) -> None:
+        if list(problem.antecedent_names) != self.antecedent_names:
+            raise ValueError("the problem's antecedents are not those the set was enumerated on")
+
+    def packed_predictions(self, problem, captures: np.ndarray | None = None) -> np.ndarray:
+        """Packed 0/1 predictions (lists x words) of every list on the problem's samples.
+
+        Labels are those learned on the problem (majority of what each rule newly captures,
+        ties predict 1); ``captures`` replaces the capture rows used to *apply* the lists
+        (for permutation importance) while the labels stay the learned ones.
+        """
+        self._check_problem(problem)
+        caps, lab, n = problem.captures, problem.labels, problem.n_samples
+        apply = caps if captures is None else captures
+        out = np.zeros((len(self.prefixes), bits.n_words(n)), dtype=np.uint64)
+        for i, prefix in enumerate(self.prefixes):
+            U_learn, U_apply = problem.all.copy(), problem.all.copy()
+            pred = out[i]
+            for a in prefix:
+                new = caps[a] & U_learn
+                p = int(np.bitwise_count(new & lab).sum())
+                t = int(np.bitwise_count(new).sum())
+                if p >= t - p:
+                    pred |= apply[a] & U_apply
+                U_learn &= ~caps[a]
+                U_apply &= ~apply[a]
+            p = int(np.bitwise_count(U_learn & lab).sum())
+            t = int(np.bitwise_count(U_learn).sum())
+            if p >= t - p:
+                pred |= U_apply
+        return out
+
+    def predictions(self, problem) -> np.ndarray:
+        """0/1 predictions, lists x samples (uint8)."""
+        P = self.packed_predictions(problem)
+        return np.array([bits.unpack(row, problem.n_samples) for row in P], dtype=np.uint8) \
+            if len(P) else np.zeros((0, problem.n_samples), np.uint8)
+
+    def multiplicity(self, problem) -> dict[str, float | int]:
+        """``n_lists``, ``n_distinct_predictions``, ``ambiguity``, ``discrepancy`` (see the
+        module doc; the reference is the first list)."""
+        P = self.packed_predictions(problem)
+        n = problem.n_samples
+        if len(P) == 0:
+            return {"n_lists": 0, "n_distinct_predictions": 0, "ambiguity": 0.0, "discrepancy": 0.0}
+        diff = P ^ P[0][None, :]
+        per_list = np.bitwise_count(diff).sum(axis=1, dtype=np.int64)
+        any_diff = np.bitwise_or.reduce(diff, axis=0)
+        return {"n_lists": len(P),
+                "n_distinct_predictions": int(np.unique(P, axis=0).shape[0]),
+                "ambiguity": int(np.bitwise_count(any_diff).sum()) / n,
+                "discrepancy": int(per_list.max()) / n}
+
+    # ---- usage and reliance ------------------------------------------------------------------
+    def antecedent_usage(self) -> np.ndarray:
+        """Share of the lists that use each antecedent (length: number of antecedents)."""
+        use = np.zeros(len(self.antecedent_names))
+        for p in self.prefixes:
+            use[list(p)] += 1
+        return use / max(1, len(self.prefixes))
+
+    def _features(self, feature_of: Callable[[str], Sequence[str]] | None) -> list[list[str]]:
+        f = feature_of or antecedent_features
+        return [list(f(nm)) for nm in self.antecedent_names]
+
+    def feature_usage(self, feature_of: Callable[[str], Sequence[str]] | None = None) -> dict[str, float]:
+        """Share of the lists that read each feature, largest first."""
+        feats = self._features(feature_of)
+        count: dict[str, int] = {}
+        for p in self.prefixes:
+            for f in {f for a in p for f in feats[a]}:
+                count[f] = count.get(f, 0) + 1
+        k = max(1, len(self.prefixes))
+        return dict(sorted(((f, v / k) for f, v in count.items()), key=lambda kv: (-kv[1], kv[0])))
+
+    def model_reliance(self, problem, *, seed: int = 0,
+                       feature_of: Callable[[str], Sequence[str]] | None = None) -> dict[str, tuple[float, float]]:
+        """For each feature some list reads: (min, max) over the set of the training accuracy
+        lost when that feature is permuted across samples (one permutation, seeded)."""
+        self._check_problem(problem)
+        feats = self._features(feature_of)
+        n = problem.n_samples
+        y = problem.labels
+        base = self.packed_predictions(problem)
+        acc = np.bitwise_count(~(base ^ y[None, :]) & problem.all[None, :]).sum(axis=1) / n
+        perm = np.random.default_rng(seed).permutation(n)
+        out = {}
+        for f in sorted({f for fs in feats for f in fs}):
+            rows = [a for a, fs in enumerate(feats) if f in fs]
+            caps = problem.captures.copy()
+            for a in rows:
+                caps[a] = bits.pack(bits.unpack(problem.captures[a], n)[perm])
+            P = self.packed_predictions(problem, captures=caps)
+            acc_f = np.bitwise_count(~(P ^ y[None, :]) & problem.all[None, :]).sum(axis=1) / n
+            drop = acc - acc_f
+            out[f] = (float(drop.min()), float(drop.max())) if len(drop) else (0.0, 0.0)
+        return out
+
+    def summary(self, problem=None, top: int = 5) -> str:
+        """The certificate, the best ``top`` lists and (with the problem) the multiplicity."""
+        lines = [self.certificate.summary(), ""]
+        for i, (p, o) in enumerate(zip(self.prefixes[:top], self.objectives[:top])):
+            names = " -> ".join(self.antecedent_names[a] for a in p) or "(default rule only)"
+            lines.append(f"  #{i + 1}  objective {o:.6f}  {names}")
+        if len(self) > top:
+            lines.append(f"  ... and {len(self) - top} more")
+        if problem is not None and len(self):
+            m = self.multiplicity(problem)
+            lines.append(f"distinct prediction vectors: {m['n_distinct_predictions']}; ambiguity "
+                         f"{m['ambiguity']:.4f}; discrepancy {m['discrepancy']:.4f}")
+        return "\n".join(lines)

@@ -1,0 +1,400 @@
+"""The Rashomon set of rule lists: every rule list whose objective is at most a threshold.
+
+``rashomon_set(problem, c, epsilon=0.01)`` enumerates every CORELS-labelled rule list over the
+problem's antecedents (each rule predicts the majority of what it newly captures, the default
+the majority of the rest, ties predict 1) with objective ``mistakes / n + c * K`` at most
+``threshold = (1 + epsilon) * optimum`` (or an absolute ``threshold``), by a branch-and-bound
+over prefixes in which every bound is applied against the threshold instead of the incumbent.
+
+Which of the JMLR bounds stay valid for enumeration (Angelino et al. 2018; Mata et al. 2022):
+
+* **hierarchical** (Theorem 1): every list that starts with prefix ``p`` has objective at
+  least ``b(p) = (prefix mistakes) / n + c * |p|``.  Valid: a subtree is cut when its bound
+  exceeds the threshold.
+* **equivalent points** (Theorem 20): the samples ``p`` leaves uncaptured are a union of
+  groups of identical capture patterns, each misclassified at least ``min(pos, neg)`` times,
+  so ``b(p) + minority(uncaptured) / n`` bounds every list in the subtree, ``p`` included.
+  Valid, and it is the bound that cuts most.
+* **lookahead** (Lemma 2): a child costs at least ``c`` more: the children of ``p`` are not
+  generated when ``b(p) + c + minority / n`` exceeds the threshold.  Valid.
+* **prefix length** (Theorem 6 analogue): a list of ``K`` rules costs at least ``c K`` plus the
+  root's equivalent-points bound, so ``K <= (threshold - that) / c``.  Valid (it is implied by
+  the hierarchical and equivalent-points bounds; ``max_length`` caps it further on request).
+* **support, accurate support** (Theorems 10, 11) hold for *optimal* lists only: a near-optimal
+  list may contain a rule that captures or corrects fewer than ``c n`` samples.  Not used as
+  such, but their quantitative form is valid and is what makes enumeration fast:
+  **every list that starts with prefix p has objective at least
+  OPT + sum over p's rules of max(0, c - correct_k / n)**, where OPT is the proven optimum
+  (its lower bound) and correct_k the samples rule k newly captures and classifies correctly.
+  Proof: remove from the list every rule whose correct_k < c n.  Their newly captured sets
+  are disjoint, so the shorter list (same labels) makes at most sum correct_k more mistakes
+  and saves c per rule; it is a rule list, so its objective is at least OPT.  The newly
+  captured sets of p's rules are the same in every list that starts with p, so the bound
+  holds for the whole subtree.  A list in the set has total deficit at most
+  ``threshold - OPT``: with epsilon = 1% that is a few dozen samples on COMPAS.
+* **permutation map / symmetry-aware map** (Corollary 16) keeps one ordering of each antecedent
+  set and drops the others: distinct lists, so it must not drop anything here.  Not used.
+  (Lists that differ only in the order of rules capturing disjoint samples predict alike:
+  :class:`~rulecert.models.RashomonSet` counts distinct prediction vectors separately.)
+
+A rule that newly captures no sample changes no prediction but costs ``c``; such lists are
+enumerated only with ``min_capture=0`` (the default 1 requires every rule to capture at least
+one sample not captured before it).
+
+The set does not depend on the search order (``policy``): depth first (least memory), breadth
+first, or smallest bound first.  Limits (``node_limit``, ``time_limit``, ``max_models``) stop the
+enumeration cleanly: the lists found are then a subset of the set, and the certificate gives the
+smallest objective any missing list could have (the least bound over the unexplored frontier).
+"""
+from __future__ import annotations
+
+import collections
+import dataclasses
+import heapq
+import math
+import time
+
+import numpy as np
+
+from ...limits import Deadline, check_count_limit, check_time_limit
+from ...models.rashomon import EnumerationCertificate, RashomonSet
+from ...problem import RuleProblem
+from . import rashomon_kernel as RK
+from .loop import corels
+
+POLICIES = ("dfs", "bfs", "lower_bound")
+DEFAULT_MAX_MODELS = 1_000_000
+"""Default cap on the lists kept (a prefix tuple and an objective each, about 150 bytes): past
+it the enumeration stops with ``termination = "model_limit"``, the count and the bound on the
+rest, instead of exhausting the machine's memory."""
+
+
+@dataclasses.dataclass
+class _Batch:
+    """The extendable children of one expanded prefix (arrays over the kept antecedents)."""
+
+    prefix: tuple           # the parent prefix
+    U: np.ndarray           # groups the parent leaves uncaptured (bool, G)
+    counts: np.ndarray      # M x 3: what each antecedent captures within U
+    ants: np.ndarray
+    b: np.ndarray           # scaled b(child): prefix mistakes + c n |child|
+    mistakes: np.ndarray
+    deficit: np.ndarray     # sum of max(0, c n - correct_k + minority_k) over the child's rules
+    bound: np.ndarray       # scaled lower bound on every strict extension of the child
+    next: int = 0
+
+    def __len__(self) -> int:
+        return len(self.ants) - self.next
+
+
+class _Frontier:
+    """Open prefixes (grouped in batches) in the order of the policy."""
+
+    def __init__(self, policy: str):
+        self.policy = policy
+        self.batches = collections.deque() if policy == "bfs" else []
+        self.heap: list = []
+        self._tick = 0
+        self.size = 0
+
+    def push(self, batch: _Batch) -> None:
+        if not len(batch):
+            return
+        self.size += len(batch)
+        if self.policy == "lower_bound":
+            for i in range(len(batch.ants)):
+                self._tick += 1
+                heapq.heappush(self.heap, (float(batch.bound[i]), self._tick, batch, i))
+        else:
+            self.batches.append(batch)
+
+    def pop(self) -> tuple[_Batch, int]:
+        self.size -= 1
+        if self.policy == "lower_bound":
+            _, _, batch, i = heapq.heappop(self.heap)
+            return batch, i
+        batch = self.batches[0] if self.policy == "bfs" else self.batches[-1]
+        i = batch.next
+        batch.next += 1
+        if not len(batch):
+            self.batches.popleft() if self.policy == "bfs" else self.batches.pop()
+        return batch, i
+
+    def min_bound(self) -> float:
+        if self.policy == "lower_bound":
+            return self.heap[0][0] if self.heap else math.inf
+        return min((float(b.bound[b.next:].min()) for b in self.batches if len(b)), default=math.inf)
+
+    def __len__(self) -> int:
+        return self.size
+
+
+def _check(problem, c, epsilon, threshold, max_length, min_capture, policy, max_models,
+           node_limit, time_limit):
+    if not isinstance(problem, RuleProblem):
+        raise ValueError(f"problem must be a rulecert.RuleProblem, got {type(problem).__name__}")
+    if problem.weighted:
+        raise ValueError("rashomon_set does not support sample weights (the equivalent-points "
+                         "bound counts samples); pass an unweighted RuleProblem")
+    problem.check_two_classes()
+    c = problem.check_regularization(c)
+    if (epsilon is None) == (threshold is None):
+        raise ValueError("give exactly one of epsilon (relative to the optimum) or threshold "
+                         "(an absolute objective)")
+    if epsilon is not None:
+        epsilon = float(epsilon)
+        if not math.isfinite(epsilon) or epsilon < 0:
+            raise ValueError(f"epsilon must be a finite number >= 0, got {epsilon!r}")
+    if threshold is not None:
+        threshold = float(threshold)
+        if not math.isfinite(threshold):
+            raise ValueError(f"threshold must be a finite number, got {threshold!r}")
+    if policy not in POLICIES:
+        raise ValueError(f"policy must be one of {POLICIES}, got {policy!r}")
+    max_length = check_count_limit(max_length, "max_length", minimum=0)
+    min_capture = check_count_limit(min_capture, "min_capture", minimum=0)
+    max_models = check_count_limit(max_models, "max_models", minimum=1)
+    node_limit = check_count_limit(node_limit, "node_limit", minimum=1)
+    time_limit = check_time_limit(time_limit, "time_limit", allow_zero=False)
+    return c, epsilon, threshold, max_length, min_capture, max_models, node_limit, time_limit
+
+
+def rashomon_set(problem: RuleProblem, c: float, *, epsilon: float | None = None,
+                 threshold: float | None = None, max_length: int | None = None,
+                 min_capture: int = 1, policy: str = "dfs",
+                 max_models: int | None = DEFAULT_MAX_MODELS, node_limit: int | None = None,
+                 time_limit: float | None = None) -> RashomonSet:
+    """Every rule list with objective ``<= threshold`` (see the module doc).
+
+    Parameters
+    ----------
+    problem : RuleProblem (unweighted, both labels)
+    c : float
+        Per-rule penalty, as for :func:`~rulecert.search.corels.corels`.
+    epsilon : float >= 0, optional
+        ``threshold = (1 + epsilon) * optimum``; the optimum is certified first by CORELS.
+    threshold : float, optional
+        An absolute objective instead.  Below the optimum the set is empty (said so in the
+        certificate's message, not an error).
+    max_length : int, optional
+        Longest list enumerated (the set is then that of lists of at most this many rules).
+    min_capture : int, default 1
+        Samples each rule must newly capture (0: also lists with rules that capture nothing).
+    policy : {"dfs", "bfs", "lower_bound"}
+        Search order; the set does not depend on it.
+    max_models, node_limit, time_limit
+        Limits (lists held, prefixes expanded, seconds); a limit-stopped enumeration returns
+        what it found with a bound on the objective of every list it did not return.
+
+    Returns
+    -------
+    RashomonSet
+        Lists sorted by objective (ties: by prefix), their objectives, and an
+        :class:`~rulecert.models.rashomon.EnumerationCertificate`.
+    """
+    deadline = Deadline(time_limit)
+    (c, epsilon, threshold, max_length, min_capture, max_models, node_limit,
+     time_limit) = _check(problem, c, epsilon, threshold, max_length, min_capture, policy,
+                          max_models, node_limit, time_limit)
+    _, opt_cert = corels(problem, c, max_length=max_length, time_limit=deadline.remaining())
+    if threshold is None:
+        threshold = (1.0 + epsilon) * opt_cert.objective
+    run = _Enumeration(problem, c, threshold, opt_cert.lower_bound, max_length, min_capture, policy)
+    t0 = time.perf_counter()
+    termination, message = run.search(deadline, node_limit, max_models)
+    complete = termination == "complete"
+    if threshold < opt_cert.lower_bound - run.include_tol:
+        message = (f"threshold {threshold:.10g} is below the optimum's proven bound "
+                   f"{opt_cert.lower_bound:.10g}: the set is empty")
+    elif complete:
+        message = f"complete: every rule list with objective <= {threshold:.10g} was enumerated"
+    run.found.sort()
+    cert = EnumerationCertificate(
+        termination=termination, complete=complete, n_found=len(run.found), threshold=threshold,
+        epsilon=epsilon, optimum=opt_cert.objective, optimum_proven=opt_cert.proven_optimal,
+        missing_lower_bound=math.inf if complete else run.open_bound() / run.N,
+        nodes=run.nodes, open_prefixes=run.open_count(), wall_time=deadline.elapsed(),
+        enumeration_time=time.perf_counter() - t0, policy=policy, min_capture=min_capture,
+        max_length=max_length, message=message, optimum_certificate=opt_cert)
+    return RashomonSet(prefixes=[p for _, p in run.found],
+                       objectives=np.array([o for o, _ in run.found], dtype=float),
+                       c=c, threshold=threshold, certificate=cert,
+                       antecedent_names=list(problem.antecedent_names))
+
+
+class _Enumeration:
+    """The search state: groups of identical samples, the frontier, the lists found.
+
+    Counting is over the groups of samples with identical capture patterns (every list
+    treats a group alike): a prefix's uncaptured set is a boolean mask over groups, and one
+    matrix product counts, for every candidate antecedent at once, the positives, samples
+    and equivalent-point minority it newly captures.
+    """
+
+    def __init__(self, problem, c, threshold, opt_bound, max_length, min_capture, policy):
+        patterns, _, pos, neg = problem.groups
+        self.N = N = problem.n_samples
+        self.c, self.threshold, self.min_capture = c, threshold, min_capture
+        self.Cs = c * N
+        # prune with a little slack (pruning less is always safe); include exactly
+        self.T = threshold * N + 1e-9 * max(1.0, abs(threshold) * N)
+        self.include_tol = 1e-12 * max(1.0, abs(threshold))
+        self.opt_scaled = opt_bound * N
+        # float64 products of 0/1 and counts below 2**53 are exact integers
+        self.A = np.ascontiguousarray(patterns.T, dtype=np.float64)        # M x G
+        self.capt = patterns.T.astype(bool)
+        self.stats = np.stack([pos, pos + neg, np.minimum(pos, neg)]).astype(np.float64)  # 3 x G
+        self.M = problem.n_antecedents
+        self.L = self.M if max_length is None else min(self.M, max_length)
+        if self.Cs > 0:     # a list of K rules costs at least c K plus the root's minority
+            root_min = float(self.stats[2].sum())
+            self.L = min(self.L, max(0, int(math.floor((self.T - root_min) / self.Cs))))
+        self.policy = policy
+        self.frontier = _Frontier(policy)
+        self._open_bound = math.inf
+        self._open_count = 0
+        self.found: list[tuple[float, tuple]] = []
+        self.nodes = 0
+
+    def search(self, deadline, node_limit, max_models) -> tuple[str, str]:
+        if self.policy == "dfs":
+            return self._search_compiled(deadline, node_limit, max_models)
+        U = np.ones(self.A.shape[1], dtype=bool)
+        p, t, _ = self.stats @ U
+        self._record((), 0, int(p), int(t))
+        self._expand((), U, 0.0, 0, 0.0)
+        while len(self.frontier):
+            if node_limit is not None and self.nodes >= node_limit:
+                return "node_limit", f"stopped after node_limit={node_limit} prefixes"
+            if deadline.expired():
+                return "time_limit", "stopped by time_limit"
+            if max_models is not None and len(self.found) >= max_models:
+                return "model_limit", (f"stopped at max_models={max_models} lists (raise it, or "
+                                       "the threshold is looser than intended)")
+            batch, i = self.frontier.pop()
+            a = int(batch.ants[i])
+            taken = batch.U & self.capt[a]
+            counts = batch.counts - self.A[:, taken] @ self.stats[:, taken].T
+            self._expand(batch.prefix + (a,), batch.U & ~taken, float(batch.b[i]),
+                         int(batch.mistakes[i]), float(batch.deficit[i]), counts)
+        return "complete", ""
+
+    def open_bound(self) -> float:
+        """Scaled least bound over the prefixes left open (``inf`` when none)."""
+        return self.frontier.min_bound() if self.policy != "dfs" else self._open_bound
+
+    def open_count(self) -> int:
+        return len(self.frontier) if self.policy != "dfs" else self._open_count
+
+    def _search_compiled(self, deadline, node_limit, max_models) -> tuple[str, str]:
+        """Depth first in :mod:`.rashomon_kernel`, in budgets of expansions between the
+        limit checks; the output arrays grow when full."""
+        M, G = self.A.shape
+        D = self.L + 1
+        U = np.zeros((D, G), dtype=bool)
+        U[0] = True
+        counts = np.zeros((D, M, 3))
+        counts[0] = self.A @ self.stats.T
+        prefix = np.zeros(D, dtype=np.int64)
+        b, mk, deficit = np.zeros(D), np.zeros(D, dtype=np.int64), np.zeros(D)
+        ch_ants = np.zeros((D, M), dtype=np.int64)
+        ch_b, ch_mk = np.zeros((D, M)), np.zeros((D, M), dtype=np.int64)
+        ch_def, ch_deep = np.zeros((D, M)), np.zeros((D, M))
+        nch, nxt = np.zeros(D, dtype=np.int64), np.zeros(D, dtype=np.int64)
+        state = np.zeros(2, dtype=np.int64)
+        cap = 4096 + M
+        out_prefix = np.zeros((cap, max(D, 1)), dtype=np.int64)
+        out_len, out_obj = np.zeros(cap, dtype=np.int64), np.zeros(cap)
+        nout = np.zeros(1, dtype=np.int64)
+        p, t, _ = self.stats.sum(axis=1)
+        self._record((), 0, int(p), int(t))
+        budget = 2000
+        result = ("complete", "")
+        while True:
+            if node_limit is not None and state[1] >= node_limit:
+                result = ("node_limit", f"stopped after node_limit={node_limit} prefixes")
+                break
+            if deadline.expired():
+                result = ("time_limit", "stopped by time_limit")
+                break
+            if max_models is not None and len(self.found) + int(nout[0]) >= max_models:
+                result = ("model_limit", f"stopped at max_models={max_models} lists (raise it, "
+                          "or the threshold is looser than intended)")
+                break
+            step = budget if node_limit is None else max(1, min(budget, node_limit - int(state[1])))
+            t0 = time.perf_counter()
+            rc = RK.dfs(self.A, self.capt, self.stats, U, counts, prefix, b, mk, deficit,
+                        ch_ants, ch_b, ch_mk, ch_def, ch_deep, nch, nxt, state, self.Cs, self.T,
+                        self.opt_scaled, self.L, self.min_capture, self.c, float(self.N),
+                        self.threshold + self.include_tol, out_prefix, out_len, out_obj, nout,
+                        step, -1 if max_models is None else max(0, max_models - len(self.found)))
+            if rc == RK.RC_DONE:
+                break
+            if rc == RK.RC_MODELS:
+                continue        # the check at the top of the loop reports it
+            if rc == RK.RC_FULL:
+                cap *= 2
+                out_prefix = np.concatenate([out_prefix, np.zeros_like(out_prefix)])
+                out_len = np.concatenate([out_len, np.zeros_like(out_len)])
+                out_obj = np.concatenate([out_obj, np.zeros_like(out_obj)])
+            elif time.perf_counter() - t0 < 0.05 and budget < 1 << 22:
+                budget *= 2     # aim at a limit check every ~0.05-0.1 s
+        self.nodes = int(state[1])
+        for i in range(int(nout[0])):
+            self.found.append((float(out_obj[i]), tuple(int(a) for a in out_prefix[i, :out_len[i]])))
+        if state[0] >= 0 and state[1] > 0:
+            self._open_bound = RK.open_bound(ch_deep, nch, nxt, int(state[0]))
+            self._open_count = RK.open_count(nch, nxt, int(state[0]))
+        return result
+
+    def _record(self, prefix, mistakes, pos_left, tot_left) -> None:
+        mistakes, pos_left, tot_left = int(mistakes), int(pos_left), int(tot_left)
+        neg_left = tot_left - pos_left
+        default = neg_left if pos_left >= neg_left else pos_left       # ties predict 1
+        objective = (mistakes + default) / self.N + self.c * len(prefix)
+        if objective <= self.threshold + self.include_tol:
+            self.found.append((objective, prefix))
+
+    def _expand(self, prefix, U, b, mistakes, deficit, counts=None) -> None:
+        """Record every child within the threshold; push those an extension could keep.
+
+        ``counts`` (M x 3: positives, samples, minority each antecedent captures within U)
+        comes from the parent when known: the child's are the parent's minus what the
+        appended antecedent took, a much smaller product than recounting U.
+        """
+        self.nodes += 1
+        K = len(prefix)
+        if K >= self.L:
+            return
+        left = self.stats @ U                                    # pos, samples, minority left
+        if b + self.Cs + left[2] > self.T:
+            return          # no extension of this prefix can be within the threshold
+        if counts is None:
+            counts = self.A @ (self.stats * U).T                 # M x 3, exact small integers
+        cand = np.flatnonzero(counts[:, 1] >= max(self.min_capture, 1e-9) if self.min_capture
+                              else np.ones(self.M, dtype=bool))
+        if K:
+            cand = cand[~np.isin(cand, prefix)]
+        if cand.size == 0:
+            return
+        new = counts[cand]
+        pos, tot, mn = new[:, 0], new[:, 1], new[:, 2]
+        mist = np.minimum(pos, tot - pos)                               # majority label, ties 1
+        b_child = b + self.Cs + mist
+        pos_left, tot_left, mn_left = left[0] - pos, left[1] - tot, left[2] - mn
+        neg_left = tot_left - pos_left
+        own = b_child + np.where(pos_left >= neg_left, neg_left, pos_left)
+        # every list starting with the child: >= OPT + its rules' deficits (module doc)
+        deficit_child = deficit + np.maximum(0.0, self.Cs - (tot - mist) + mn)
+        support = self.opt_scaled + deficit_child
+        inset = (own <= self.T) & (support <= self.T)
+        mk = mistakes + mist
+        for j in np.flatnonzero(inset):
+            self._record(prefix + (int(cand[j]),), int(mk[j]), int(pos_left[j]), int(tot_left[j]))
+        if K + 1 >= self.L:
+            return
+        deeper = np.maximum(b_child + self.Cs + mn_left, support)
+        keep = deeper <= self.T
+        if keep.any():
+            self.frontier.push(_Batch(prefix, U, counts, cand[keep], b_child[keep], mk[keep],
+                                      deficit_child[keep], deeper[keep]))

@@ -1,0 +1,162 @@
+"""The depth-first Rashomon enumeration compiled with numba (the default ``policy="dfs"``).
+
+Same bounds and the same arithmetic as :class:`rulecert.search.corels.rashomon._Enumeration`
+(the readable reference used by the ``"bfs"`` and ``"lower_bound"`` policies), over groups of
+identical samples, with the search state in preallocated arrays indexed by depth so that a run
+can stop after a budget of expansions (for the time limit) and resume.  ``tests/test_rashomon.py``
+checks that every policy returns the same lists.
+"""
+from __future__ import annotations
+
+import numba
+import numpy as np
+
+RC_DONE, RC_BUDGET, RC_FULL, RC_MODELS = 0, 1, 2, 3
+
+
+@numba.njit(cache=True)
+def _expand(d, A, stats, U, counts, prefix, b, mk, deficit, ch_ants, ch_b, ch_mk, ch_def,
+            ch_deep, nch, nxt, Cs, T, opt_scaled, L, min_capture, c, N, thr_incl,
+            out_prefix, out_len, out_obj, nout):
+    """Children of the prefix at depth ``d``: record those within the threshold, keep those
+    an extension could keep.  ``counts[d]`` holds what each antecedent captures within U[d]."""
+    nch[d] = 0
+    nxt[d] = 0
+    K = d
+    if K >= L:
+        return
+    G = U.shape[1]
+    M = A.shape[0]
+    l0 = 0.0
+    l1 = 0.0
+    l2 = 0.0
+    for g in range(G):
+        if U[d, g]:
+            l0 += stats[0, g]
+            l1 += stats[1, g]
+            l2 += stats[2, g]
+    if b[d] + Cs + l2 > T:
+        return
+    for m in range(M):
+        used = False
+        for k in range(K):
+            if prefix[k] == m:
+                used = True
+                break
+        if used:
+            continue
+        pos = counts[d, m, 0]
+        tot = counts[d, m, 1]
+        mn = counts[d, m, 2]
+        if tot < min_capture:
+            continue
+        mist = min(pos, tot - pos)
+        bch = b[d] + Cs + mist
+        pos_left = l0 - pos
+        tot_left = l1 - tot
+        neg_left = tot_left - pos_left
+        dflt = neg_left if pos_left >= neg_left else pos_left
+        own = bch + dflt
+        defc = deficit[d] + max(0.0, Cs - (tot - mist) + mn)
+        sup = opt_scaled + defc
+        if own <= T and sup <= T:
+            objective = (mk[d] + mist + dflt) / N + c * (K + 1)
+            if objective <= thr_incl:
+                i = nout[0]
+                for k in range(K):
+                    out_prefix[i, k] = prefix[k]
+                out_prefix[i, K] = m
+                out_len[i] = K + 1
+                out_obj[i] = objective
+                nout[0] = i + 1
+        if K + 1 < L:
+            deep = max(bch + Cs + (l2 - mn), sup)
+            if deep <= T:
+                j = nch[d]
+                ch_ants[d, j] = m
+                ch_b[d, j] = bch
+                ch_mk[d, j] = mk[d] + mist
+                ch_def[d, j] = defc
+                ch_deep[d, j] = deep
+                nch[d] = j + 1
+
+
+@numba.njit(cache=True)
+def dfs(A, capt, stats, U, counts, prefix, b, mk, deficit, ch_ants, ch_b, ch_mk, ch_def,
+        ch_deep, nch, nxt, state, Cs, T, opt_scaled, L, min_capture, c, N, thr_incl,
+        out_prefix, out_len, out_obj, nout, budget, max_models):
+    """Run the depth-first search from ``state = [depth, expansions]`` for ``budget`` more
+    expansions.  Returns RC_DONE (finished), RC_BUDGET, RC_MODELS (``max_models`` lists held;
+    -1: no cap) or RC_FULL (the output arrays need room for one more expansion's lists; the
+    caller grows them and calls again)."""
+    M, G = A.shape
+    cap = out_obj.shape[0]
+    depth = state[0]
+    if state[1] == 0:           # the root
+        _expand(0, A, stats, U, counts, prefix, b, mk, deficit, ch_ants, ch_b, ch_mk, ch_def,
+                ch_deep, nch, nxt, Cs, T, opt_scaled, L, min_capture, c, N, thr_incl,
+                out_prefix, out_len, out_obj, nout)
+        state[1] = 1
+        depth = 0
+    done = 0
+    while depth >= 0:
+        if nxt[depth] >= nch[depth]:
+            depth -= 1
+            continue
+        if done >= budget:
+            state[0] = depth
+            return RC_BUDGET
+        if max_models >= 0 and nout[0] >= max_models:
+            state[0] = depth
+            return RC_MODELS
+        if nout[0] + M > cap:
+            state[0] = depth
+            return RC_FULL
+        j = nxt[depth]
+        nxt[depth] = j + 1
+        a = ch_ants[depth, j]
+        d1 = depth + 1
+        for m in range(M):
+            counts[d1, m, 0] = counts[depth, m, 0]
+            counts[d1, m, 1] = counts[depth, m, 1]
+            counts[d1, m, 2] = counts[depth, m, 2]
+        for g in range(G):
+            inside = U[depth, g]
+            if inside and capt[a, g]:
+                U[d1, g] = False
+                s0 = stats[0, g]
+                s1 = stats[1, g]
+                s2 = stats[2, g]
+                for m in range(M):
+                    if capt[m, g]:
+                        counts[d1, m, 0] -= s0
+                        counts[d1, m, 1] -= s1
+                        counts[d1, m, 2] -= s2
+            else:
+                U[d1, g] = inside
+        prefix[depth] = a
+        b[d1] = ch_b[depth, j]
+        mk[d1] = ch_mk[depth, j]
+        deficit[d1] = ch_def[depth, j]
+        _expand(d1, A, stats, U, counts, prefix, b, mk, deficit, ch_ants, ch_b, ch_mk, ch_def,
+                ch_deep, nch, nxt, Cs, T, opt_scaled, L, min_capture, c, N, thr_incl,
+                out_prefix, out_len, out_obj, nout)
+        state[1] += 1
+        done += 1
+        if nch[d1] > 0:
+            depth = d1
+    state[0] = -1
+    return RC_DONE
+
+
+def open_bound(ch_deep, nch, nxt, depth: int) -> float:
+    """Least bound over the children not yet expanded (``inf`` when none are left)."""
+    best = np.inf
+    for d in range(depth + 1):
+        if nxt[d] < nch[d]:
+            best = min(best, float(ch_deep[d, nxt[d]:nch[d]].min()))
+    return best
+
+
+def open_count(nch, nxt, depth: int) -> int:
+    return int(sum(max(0, int(nch[d]) - int(nxt[d])) for d in range(depth + 1)))
