@@ -151,6 +151,12 @@ class RuleListMIPSolution:
     def __iter__(self):
         return iter((self.model, self.certificate))
 
+    def __getitem__(self, i):
+        return (self.model, self.certificate)[i]
+
+    def __len__(self) -> int:
+        return 2
+
 
 def _stats(problem, backend, plan) -> dict:
     """The run's record (Certificate.stats), the solver phases add to it."""
