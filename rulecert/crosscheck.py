@@ -130,17 +130,19 @@ def crosscheck_rule_list(problem, c: float, max_rules: int | None = None, backen
                 float(G.pos.sum()), float(G.neg.sum())), 0, M)
         K = max(1, L)
     warm = ref_list if ref_list is not None else "greedy"
-    mip_list, mip_cert = fit_rule_list_mip(problem, c, max_rules=K, backend=backend,
-                                           time_limit=time_limit, warm_start=warm, cuts=cuts,
-                                           seed=seed)
+    mip = fit_rule_list_mip(problem, c, max_rules=K, backend=backend, time_limit=time_limit,
+                            warm_start=warm, cuts=cuts, seed=seed)
+    mip_list, mip_cert = mip
     verdict, reason, same = _compare(problem, c, ref_list, ref_cert, mip_list, mip_cert,
-                                     reference_name, max_rules is not None)
+                                     reference_name, max_rules is not None,
+                                     mip.exact_for_unrestricted)
     return CrossCheckResult(verdict in ("agree", "consistent"), verdict, reason, c, K,
                             max_rules is not None, reference_name, ref_list, ref_cert,
                             mip_list, mip_cert, same)
 
 
-def _compare(problem, c, ref_list, ref_cert, mip_list, mip_cert, ref_name, restricted):
+def _compare(problem, c, ref_list, ref_cert, mip_list, mip_cert, ref_name, restricted,
+             mip_exact_for_unrestricted):
     for name, cert in ((ref_name, ref_cert), ("mip", mip_cert)):
         if cert.termination is Termination.ERROR:
             return "error", f"{name} reported an error: {cert.message}", None
@@ -153,7 +155,7 @@ def _compare(problem, c, ref_list, ref_cert, mip_list, mip_cert, ref_name, restr
             if abs(s.objective - cert.objective) > max(cert.abs_tol, 1e-9):
                 return ("disagree", f"{name} reports objective {cert.objective!r} but its rule list "
                         f"scores {s.objective!r}", None)
-    if not restricted and not mip_cert.stats.get("exact_for_unrestricted", False):
+    if not restricted and not mip_exact_for_unrestricted:
         return ("disagree", "the MIP was not exact for the unrestricted problem although its "
                 "positions came from the prefix-length bound", None)
     tol = max(ref_cert.abs_tol, mip_cert.abs_tol, 1e-9)

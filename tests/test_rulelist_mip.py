@@ -16,6 +16,7 @@ import pytest
 from rulecert.certificate import SolutionStatus, Termination
 from rulecert.reference import brute_force_rule_list
 from rulecert.mipmodels import rulelist as RL
+from rulecert.mipmodels.rulelist import fit as RL_fit
 from rulecert.mipmodels.rulelist import (BACKENDS, RuleListMIP, fit_rule_list_mip,
                                          rule_list_mip_model)
 from rulecert.models.rulelist import prefix_objective, rule_list_objective
@@ -377,9 +378,9 @@ def test_warm_start_is_repaired_to_fit_the_model():
 def no_solver(monkeypatch):
     def boom(*a, **k):
         raise AssertionError("a solver was called despite bad input")
-    monkeypatch.setattr(RL, "_solve_highs_like", boom)
-    monkeypatch.setattr(RL, "_solve_cpsat", boom)
-    monkeypatch.setattr(RL, "RuleListMIP", boom)
+    monkeypatch.setattr(RL_fit, "_solve_highs_like", boom)
+    monkeypatch.setattr(RL_fit, "_solve_cpsat", boom)
+    monkeypatch.setattr(RL_fit, "RuleListMIP", boom)
 
 
 @pytest.mark.parametrize("kwargs,match", [
@@ -483,7 +484,7 @@ def test_encode_decode_roundtrip_and_model_facts():
         act = np.add.reduceat(val * v[idx], start[:-1]) if len(idx) else np.zeros(0)
         assert (act >= np.array(m.row_lower) - 1e-9).all() and (act <= np.array(m.row_upper) + 1e-9).all()
         assert math.isclose(m.col_cost @ v, rule_list_objective(rl, p, 0.0).mistakes)
-    assert m.n_nonzeros <= RL.estimate_nonzeros(m.G, p.n_antecedents, 3) + 0
+    assert m.n_nonzeros <= RL_fit.estimate_nonzeros(m.G, p.n_antecedents, 3) + 0
 
 
 def test_weighted_problem_matches_repetition():

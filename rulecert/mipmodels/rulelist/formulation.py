@@ -96,20 +96,14 @@ model uses the nearest fraction with a smaller denominator and the reported boun
 from __future__ import annotations
 
 import dataclasses
-import logging
 import math
-import time
 from fractions import Fraction
 from typing import Iterable, Sequence
 
 import numpy as np
 
-from ..certificate import Certificate, SolutionStatus, Termination
-from ..models.rulelist import RuleList, rule_list_from_prefix, rule_list_objective
-from . import cpsat as _cpsat
-from . import highs as _highs
-
-log = logging.getLogger(__name__)
+from ...models.rulelist import RuleList, rule_list_from_prefix, rule_list_objective
+from .. import cpsat as _cpsat
 
 BACKENDS = ("highs", "pulp", "cpsat")
 CUT_FAMILIES = ("support", "accuracy", "fixing", "majority", "last", "order")
@@ -362,6 +356,26 @@ class RuleListMIP:
 
     # ---- construction ---------------------------------------------------------------
     def _build(self):
+        """Columns, then the model's rows, then the valid inequalities in ``self.cuts``."""
+        self._add_columns()
+        self._rows_idx: list[np.ndarray] = []
+        self._rows_val: list[np.ndarray] = []
+        self.row_lower: list[float] = []
+        self.row_upper: list[float] = []
+        self.row_names: list[str] = []
+        self._add_model_rows()
+        self._add_cut_rows()
+
+    def _row(self, name, idx, val, lo, hi) -> None:
+        self._rows_idx.append(np.asarray(idx, dtype=np.int64))
+        self._rows_val.append(np.asarray(val, dtype=np.float64))
+        self.row_lower.append(lo)
+        self.row_upper.append(hi)
+        self.row_names.append(name)
+
+    def _add_columns(self):
+        """x (rule at a position with a label), u (position used), d (default label), w
+        (group first captured at a position with a label), with their objective costs."""
         G, K, M = self.G, self.K, self.M
         P, pos, neg = G.P, G.pos, G.neg
         t = self.threshold
@@ -415,21 +429,12 @@ class RuleListMIP:
         self.col_upper = np.array(ub)
         self.col_integer = np.array(is_int, dtype=bool)
         self.col_cost = np.array(cost)
-        # integer cost coefficients for CP-SAT (filled in by _cpsat_scaling)
-        self._rows_idx: list[np.ndarray] = []
-        self._rows_val: list[np.ndarray] = []
-        self.row_lower: list[float] = []
-        self.row_upper: list[float] = []
-        self.row_names: list[str] = []
-        inf = math.inf
 
-        def row(name, idx, val, lo, hi):
-            self._rows_idx.append(np.asarray(idx, dtype=np.int64))
-            self._rows_val.append(np.asarray(val, dtype=np.float64))
-            self.row_lower.append(lo)
-            self.row_upper.append(hi)
-            self.row_names.append(name)
-
+    def _add_model_rows(self):
+        """Capture-with-label, first capture, assignment, default label, used positions,
+        contiguity and each antecedent at most once."""
+        G, K, M = self.G, self.K, self.M
+        P, free, lab, inf = G.P, self.free, ("neg", "pos"), math.inf
         xi, wi = self.x_idx, self.w_idx
         rules_of = [np.flatnonzero(P[g]) for g in range(G.n_groups)]
         for g in range(G.n_groups):
@@ -439,36 +444,44 @@ class RuleListMIP:
                     if wi[g, k, l] < 0:
                         continue
                     xs = xi[k, R[free[R, l]], l]
-                    row(f"cap_g{g}_k{k + 1}_{lab[l]}", np.r_[wi[g, k, l], xs],
+                    self._row(f"cap_g{g}_k{k + 1}_{lab[l]}", np.r_[wi[g, k, l], xs],
                         np.r_[1.0, -np.ones(len(xs))], -inf, 0.0)
                 xs = np.r_[xi[k, R[free[R, 0]], 0], xi[k, R[free[R, 1]], 1]]
                 if len(xs):
                     ws = wi[g, :k + 1, :].ravel()
                     ws = ws[ws >= 0]
-                    row(f"first_g{g}_k{k + 1}", np.r_[ws, xs],
+                    self._row(f"first_g{g}_k{k + 1}", np.r_[ws, xs],
                         np.r_[np.ones(len(ws)), -np.ones(len(xs))], 0.0, inf)
             ws = wi[g].ravel()
             ws = ws[ws >= 0]
-            row(f"assign_g{g}", ws, np.ones(len(ws)), 1.0, 1.0)
-            row(f"defpos_g{g}", [wi[g, K, 1], self.d_idx], [1.0, -1.0], -inf, 0.0)
-            row(f"defneg_g{g}", [wi[g, K, 0], self.d_idx], [1.0, 1.0], -inf, 1.0)
+            self._row(f"assign_g{g}", ws, np.ones(len(ws)), 1.0, 1.0)
+            self._row(f"defpos_g{g}", [wi[g, K, 1], self.d_idx], [1.0, -1.0], -inf, 0.0)
+            self._row(f"defneg_g{g}", [wi[g, K, 0], self.d_idx], [1.0, 1.0], -inf, 1.0)
         for k in range(K):
             xs = xi[k][free]
-            row(f"use_k{k + 1}", np.r_[self.u_idx[k], xs], np.r_[1.0, -np.ones(len(xs))], 0.0, 0.0)
+            self._row(f"use_k{k + 1}", np.r_[self.u_idx[k], xs], np.r_[1.0, -np.ones(len(xs))], 0.0, 0.0)
             if k + 1 < K:
-                row(f"contig_k{k + 1}", [self.u_idx[k + 1], self.u_idx[k]], [1.0, -1.0], -inf, 0.0)
+                self._row(f"contig_k{k + 1}", [self.u_idx[k + 1], self.u_idx[k]], [1.0, -1.0], -inf, 0.0)
         if K > 1:
             for r in range(M):
                 xs = xi[:, r, :][:, free[r]].ravel()
                 if len(xs):
-                    row(f"once_r{r}", xs, np.ones(len(xs)), -inf, 1.0)
+                    self._row(f"once_r{r}", xs, np.ones(len(xs)), -inf, 1.0)
+
+    def _add_cut_rows(self):
+        """The valid inequalities of ``self.cuts`` (module doc)."""
+        G, K, M = self.G, self.K, self.M
+        pos, neg, free, lab, inf = G.pos, G.neg, self.free, ("neg", "pos"), math.inf
+        xi, wi = self.x_idx, self.w_idx
+        t = self.threshold
+        use_t = t > 0
         mass = (pos + neg).astype(np.float64)
         posf, negf = pos.astype(np.float64), neg.astype(np.float64)
         for k in range(K):
             if "support" in self.cuts and use_t:
                 ws = wi[:, k, :]
                 m = ws >= 0
-                row(f"support_k{k + 1}", np.r_[ws[m], self.u_idx[k]],
+                self._row(f"support_k{k + 1}", np.r_[ws[m], self.u_idx[k]],
                     np.r_[np.broadcast_to(mass[:, None], ws.shape)[m], -float(t)], 0.0, inf)
             for l in (0, 1):
                 ws = wi[:, k, l]
@@ -476,7 +489,7 @@ class RuleListMIP:
                 if "accuracy" in self.cuts and use_t:
                     right = posf if l == 1 else negf
                     xs = xi[k, free[:, l], l]
-                    row(f"accuracy_k{k + 1}_{lab[l]}", np.r_[ws[m], xs],
+                    self._row(f"accuracy_k{k + 1}_{lab[l]}", np.r_[ws[m], xs],
                         np.r_[right[m], -float(t) * np.ones(len(xs))], 0.0, inf)
         if "majority" in self.cuts:
             for k in range(K + 1):
@@ -486,7 +499,7 @@ class RuleListMIP:
                     m = ws >= 0
                     coef = (posf - negf) if l == 1 else (negf - posf)
                     if m.any():
-                        row(f"majority_{kname}_{lab[l]}", ws[m], coef[m], 0.0, inf)
+                        self._row(f"majority_{kname}_{lab[l]}", ws[m], coef[m], 0.0, inf)
         if "last" in self.cuts and self.c > 0:
             # the last rule never predicts the default label (else dropping it saves c)
             for k in range(K):
@@ -496,10 +509,10 @@ class RuleListMIP:
                     if not len(xs):
                         continue
                     if l == 1:   # sum x[k,.,1] + d - u[k+1] <= 1
-                        row(f"last_k{k + 1}_pos", np.r_[xs, self.d_idx, nxt],
+                        self._row(f"last_k{k + 1}_pos", np.r_[xs, self.d_idx, nxt],
                             np.r_[np.ones(len(xs)), 1.0, -np.ones(len(nxt))], -inf, 1.0)
                     else:        # sum x[k,.,0] - d - u[k+1] <= 0
-                        row(f"last_k{k + 1}_neg", np.r_[xs, self.d_idx, nxt],
+                        self._row(f"last_k{k + 1}_neg", np.r_[xs, self.d_idx, nxt],
                             np.r_[np.ones(len(xs)), -1.0, -np.ones(len(nxt))], -inf, 0.0)
         if "order" in self.cuts:
             # adjacent rules with the same label commute: keep their antecedent indices
@@ -508,7 +521,7 @@ class RuleListMIP:
                 for l in (0, 1):
                     fr = np.flatnonzero(free[:, l])
                     for i in range(1, len(fr)):
-                        row(f"order_k{k + 1}_{lab[l]}_r{fr[i]}",
+                        self._row(f"order_k{k + 1}_{lab[l]}_r{fr[i]}",
                             np.r_[xi[k, fr[i:], l], xi[k + 1, fr[:i], l]],
                             np.ones(len(fr)), -inf, 1.0)
 
@@ -732,389 +745,3 @@ class RuleListMIP:
             if m <= N and (best is None or val < best):
                 best = val
         return float(best) if best is not None else bound_scaled
-
-
-# ----------------------------------------------------------------------------------------
-# fitting
-# ----------------------------------------------------------------------------------------
-def _resolve_warm_start(problem, G: GroupData, c: float, warm_start, max_rules: int):
-    """(prefix, RuleList as given or None, source) for a warm start specification."""
-    M = problem.n_antecedents
-    if warm_start is None:
-        return None, None, "none"
-    if isinstance(warm_start, str):
-        if warm_start != "greedy":
-            raise ValueError(f"warm_start must be None, 'greedy', a prefix or a RuleList, got {warm_start!r}")
-        return greedy_prefix(G, c, max_rules), None, "greedy"
-    if isinstance(warm_start, RuleList):
-        rl = warm_start
-        if rl.indices and all(0 <= i < M and problem.antecedents[i].name == a.name
-                              for i, a in zip(rl.indices, rl.antecedents)):
-            prefix = list(rl.indices)
-        else:
-            pos = {nm: i for i, nm in enumerate(problem.antecedent_names)}
-            missing = [a.name for a in rl.antecedents if a.name not in pos]
-            if missing:
-                raise ValueError(f"warm-start rule list uses antecedents not in the problem: {missing}")
-            prefix = [pos[a.name] for a in rl.antecedents]
-        return prefix, rl, "rule_list"
-    try:
-        prefix = [int(i) for i in warm_start]
-    except (TypeError, ValueError):
-        raise ValueError(f"warm_start must be None, 'greedy', a prefix or a RuleList, got {warm_start!r}") from None
-    bad = [i for i in prefix if not 0 <= i < M]
-    if bad:
-        raise ValueError(f"warm-start prefix index {bad[0]} out of range for {M} antecedents")
-    return prefix, None, "prefix"
-
-
-def _check_inputs(problem, c, max_rules, backend, time_limit, node_limit, deterministic_time):
-    c = problem.check_regularization(c)
-    problem.check_two_classes()
-    if isinstance(max_rules, bool) or not isinstance(max_rules, (int, np.integer)):
-        raise ValueError(f"max_rules must be an integer >= 1, got {max_rules!r}")
-    if max_rules < 1:
-        raise ValueError(f"max_rules must be >= 1, got {max_rules}")
-    if backend not in BACKENDS:
-        raise ValueError(f"backend must be one of {BACKENDS}, got {backend!r}")
-    if time_limit is not None:
-        try:
-            tl = float(time_limit)
-        except (TypeError, ValueError):
-            raise ValueError(f"time_limit must be a number of seconds or None, got {time_limit!r}") from None
-        if not math.isfinite(tl) or tl < 0:
-            raise ValueError(f"time_limit must be >= 0 seconds, got {time_limit!r}")
-    if node_limit is not None:
-        if isinstance(node_limit, bool) or not isinstance(node_limit, (int, np.integer)) or node_limit < 1:
-            raise ValueError(f"node_limit must be a positive integer or None, got {node_limit!r}")
-        if backend == "cpsat":
-            raise ValueError("the cpsat backend has no node limit; use deterministic_time")
-    if deterministic_time is not None:
-        if backend != "cpsat":
-            raise ValueError("deterministic_time applies to the cpsat backend only; use node_limit")
-        if not (isinstance(deterministic_time, (int, float)) and deterministic_time > 0):
-            raise ValueError(f"deterministic_time must be > 0, got {deterministic_time!r}")
-    return c
-
-
-def fit_rule_list_mip(problem, c: float, *, max_rules: int, backend: str = "highs",
-                      time_limit: float | None = None, node_limit: int | None = None,
-                      warm_start=None, cuts=True, seed: int = 0, threads: int | None = None,
-                      deterministic_time: float | None = None,
-                      length_bound: bool = True) -> tuple[RuleList | None, Certificate]:
-    """Solve the rule-list MIP and certify the result.
-
-    Parameters
-    ----------
-    problem : RuleProblem
-    c : float in [0, 1)
-        Penalty per rule.
-    max_rules : int >= 1
-        Largest number of rules (positions) in the list.
-    backend : "highs" (highspy), "pulp" (PuLP model solved by HiGHS, statuses read from
-        HiGHS itself) or "cpsat" (OR-Tools CP-SAT, integer-scaled objective).
-    time_limit : seconds for the whole fit (model building included), or None.
-    node_limit : HiGHS branch-and-bound node limit (deterministic; highs/pulp only).
-    deterministic_time : CP-SAT's deterministic time limit (cpsat only).
-    warm_start : None, "greedy", a prefix (antecedent indices) or a RuleList.
-    cuts : True (the backend's ``DEFAULT_CUTS``), False, or a subset of ``CUT_FAMILIES``.
-    seed : solver random seed.  threads : HiGHS threads / CP-SAT workers (default 2).
-    length_bound : build only ``min(max_rules, L)`` positions, ``L`` the prefix-length bound
-        from the best incumbent known before solving (exact; False keeps ``max_rules``
-        positions, for measuring the formulation itself).
-
-    Returns ``(rule_list, certificate)``; ``rule_list`` is None only when no solution is
-    held (solver error, or a limit hit before any solution without a warm start).
-    """
-    t0 = time.perf_counter()
-    c = _check_inputs(problem, c, max_rules, backend, time_limit, node_limit, deterministic_time)
-    cut_set = _parse_cuts(cuts, backend)
-    G = group_data(problem)
-    if backend == "cpsat" and not G.integral:
-        raise ValueError("the cpsat backend needs integer-valued sample weights; use backend='highs'")
-    M = problem.n_antecedents
-    K = int(max_rules)
-    t = support_threshold(G, c)
-    use_t = t > 0 and ("support" in cut_set or "accuracy" in cut_set or "fixing" in cut_set)
-    ws_prefix, ws_list, ws_source = _resolve_warm_start(problem, G, c, warm_start, K)
-
-    # incumbents known before solving: the default-only list (Corollary 5) and the warm start
-    default_only = rule_list_from_prefix(problem, [])
-    inc_obj = rule_list_objective(default_only, problem, c)
-    ws_original_obj = None
-    if ws_prefix is not None:
-        given = ws_list if ws_list is not None else rule_list_from_prefix(problem, ws_prefix)
-        s = rule_list_objective(given, problem, c)
-        ws_original_obj = s.objective
-        if s.objective < inc_obj.objective:
-            inc_obj = s
-    L_ref, L_jmlr = prefix_length_bound(G, c, inc_obj.mistakes, inc_obj.n_rules, M)
-    K_eff = min(K, L_ref, M) if length_bound else min(K, M)
-
-    nnz = estimate_nonzeros(G, M, K_eff)
-    if nnz > MAX_NONZEROS[backend]:
-        raise ValueError(
-            f"the rule-list MIP would have about {nnz:,} nonzeros ({G.n_groups} groups, {M} "
-            f"antecedents, {K_eff} positions), above the {backend} backend's limit of "
-            f"{MAX_NONZEROS[backend]:,}; use fewer antecedents, a smaller max_rules"
-            + (" or backend='highs'" if backend != "highs" else ""))
-
-    model = RuleListMIP(problem, c, K_eff, cuts=cut_set, groups=G)
-    build_time = time.perf_counter() - t0
-
-    warm_vec = None
-    warm_obj = None
-    warm_prefix = None
-    if ws_prefix is not None:
-        warm_prefix = repair_prefix(G, ws_prefix, K_eff, t, use_t, cut_set, c)
-        wl = rule_list_from_prefix(problem, warm_prefix)
-        warm_vec = model.encode(warm_prefix, wl.predictions, wl.default)
-        warm_obj = rule_list_objective(wl, problem, c).objective
-
-    remaining = None if time_limit is None else float(time_limit) - (time.perf_counter() - t0)
-    stats = {
-        "backend": backend, "n_samples": problem.n_samples, "n_antecedents": M,
-        "n_groups": G.n_groups, "n_variables": model.n_variables,
-        "n_constraints": model.n_constraints, "n_nonzeros": model.n_nonzeros,
-        "max_rules": K, "effective_max_rules": K_eff, "cuts": list(cut_set),
-        "support_threshold": t, "c_rational": str(c_fraction(c)),
-        "equivalent_points_mistakes": float(G.ep), "build_time": build_time,
-        "warm_start_source": ws_source, "warm_start_given_objective": ws_original_obj,
-        "warm_start_prefix": warm_prefix,
-    }
-    history: list[dict] = []
-    try:
-        if backend == "cpsat":
-            res, scale_info = _solve_cpsat(model, remaining, seed, threads, deterministic_time,
-                                           warm_vec, warm_obj, history, t0)
-        else:
-            res, scale_info = _solve_highs_like(model, backend, remaining, node_limit, seed, threads,
-                                                warm_vec, warm_obj, stats)
-    except Exception as exc:  # a missing or failing solver: report, never fall back
-        log.warning("rule-list MIP backend %s failed: %s", backend, exc)
-        cert = Certificate(Termination.ERROR, SolutionStatus.NONE, None, -math.inf, backend,
-                           message=f"{backend} failed: {type(exc).__name__}: {exc}",
-                           wall_time=time.perf_counter() - t0, seed=seed,
-                           warm_start_objective=warm_obj, stats=stats)
-        return None, cert
-    stats.update(scale_info)
-    return _certify(problem, c, model, res, stats, history, t0, seed, warm_obj,
-                    warm_prefix, inc_obj, L_ref, L_jmlr, K, backend)
-
-
-def _solve_highs_like(model: RuleListMIP, backend, remaining, node_limit, seed, threads,
-                      warm_vec, warm_obj, stats):
-    step = model.lattice_step()
-    abs_gap = (step - 2 * model.bound_slack()) if step is not None else None
-    if abs_gap is not None and abs_gap <= 1e-6:
-        abs_gap = None
-    if abs_gap is None:
-        abs_gap = 1e-6
-        stats["lattice_step"] = None
-    else:
-        stats["lattice_step"] = step
-    stats["mip_abs_gap_mistakes"] = abs_gap
-    if backend == "highs":
-        h = _highs.new_highs(threads=threads, seed=seed)
-        model.to_highs(h)
-        res = _highs.solve(h, is_mip=True, time_limit=remaining, node_limit=node_limit,
-                           mip_rel_gap=0.0, mip_abs_gap=abs_gap, warm_start=warm_vec,
-                           warm_start_objective=warm_obj)
-        x = res.x
-    else:
-        import pulp
-        solver = pulp.HiGHS(msg=False, gapRel=0.0, gapAbs=abs_gap, random_seed=int(seed),
-                            threads=threads)
-        if not solver.available():
-            raise RuntimeError("PuLP's HiGHS interface is not available (highspy missing?)")
-        prob, vs = model.to_pulp()
-        solver.createAndConfigureSolver(prob)
-        solver.buildSolverModel(prob)
-        h = prob.solverModel
-        in_model = {v.name for v in prob.variables()}
-        col = np.array([v.index if v.name in in_model else -1 for v in vs])
-        ws = None
-        if warm_vec is not None:
-            ws = np.zeros(h.getNumCol())
-            ws[col[col >= 0]] = warm_vec[col >= 0]
-        res = _highs.solve(h, is_mip=True, time_limit=remaining, node_limit=node_limit,
-                           mip_rel_gap=0.0, mip_abs_gap=abs_gap, warm_start=ws,
-                           warm_start_objective=warm_obj)
-        # PuLP's own reading, recorded only (it calls a time-limit stop "Optimal")
-        try:
-            st, _ = solver.findSolutionValues(prob)
-            stats["pulp_status"] = pulp.LpStatus[st]
-        except Exception as exc:  # PuLP has no mapping for some HiGHS statuses
-            stats["pulp_status"] = f"unmapped ({type(exc).__name__}: {exc})"
-        x = None
-        if res.x is not None:
-            x = np.zeros(model.n_variables)
-            x[col >= 0] = res.x[col[col >= 0]]
-        res = dataclasses.replace(res, x=x, solver="pulp+highs")
-    import highspy
-    finished = h.getModelStatus() == highspy.HighsModelStatus.kOptimal
-    scale = float(model.G.N)
-    return res, {"objective_scale": scale, "solver_finished": bool(finished), "bound_correction": 0.0}
-
-
-def _cp_history_callback(scale: float, history: list, t0: float):
-    """A CP-SAT solution callback appending (time, objective, bound) to ``history``."""
-    from ortools.sat.python import cp_model
-
-    class _History(cp_model.CpSolverSolutionCallback):
-        def on_solution_callback(self):
-            history.append({"time": time.perf_counter() - t0,
-                            "objective": self.objective_value / scale,
-                            "lower_bound": self.best_objective_bound / scale})
-    return _History()
-
-
-def _solve_cpsat(model: RuleListMIP, remaining, seed, threads, deterministic_time, warm_vec,
-                 warm_obj, history, t0):
-    m, vs, scale = model.to_cpsat()
-    ca, corr = model.cpsat_scaling()
-    cb = _cp_history_callback(float(scale), history, t0)
-    res = _cpsat.solve(m, vs, time_limit=remaining, workers=threads if threads else 2, seed=seed,
-                       deterministic_time=deterministic_time, hint=warm_vec,
-                       warm_start_objective=warm_obj, callback=cb, objective_scale=1.0)
-    # rescale to mistakes (x N) so that all backends report on the same scale
-    q = ca.denominator
-    N = float(model.G.N)
-    obj = None if res.objective is None else res.objective / q
-    bound = res.bound / q if math.isfinite(res.bound) else res.bound
-    res = dataclasses.replace(res, objective=obj, bound=bound)
-    return res, {"objective_scale": N, "solver_finished": res.termination is Termination.OPTIMAL,
-                 "bound_correction": float(corr) * model.K, "cpsat_c": str(ca),
-                 "cpsat_integer_scale": int(scale)}
-
-
-def _certify(problem, c, model: RuleListMIP, res, stats, history, t0, seed, warm_obj,
-             warm_prefix, inc_obj, L_ref, L_jmlr, K, backend):
-    N = stats["objective_scale"]
-    solver_obj = None if res.objective is None else res.objective / N
-    raw_bound = res.bound / N if math.isfinite(res.bound) else res.bound
-    stats["solver_objective"] = solver_obj
-    stats["solver_bound"] = raw_bound
-    stats["solver_message"] = res.message
-    ep_bound = float(model.G.ep) / N
-    term = res.termination
-    msgs = [f"{res.solver}: {res.message}"] if res.message else []
-    # the bound meets the objective within abs_tol: exact lattice / integer arithmetic makes
-    # 1e-9 enough; without a lattice HiGHS stops at an absolute gap of 1e-6 mistakes
-    abs_tol = 1e-9
-    if backend != "cpsat" and stats.get("lattice_step") is None:
-        abs_tol = max(abs_tol, 1.01 * stats["mip_abs_gap_mistakes"] / N)
-    if res.termination is Termination.ERROR:  # a failing solver: report, never fall back
-        stats.update(prefix_length_bound=L_ref, prefix_length_bound_jmlr=L_jmlr,
-                     exact_for_unrestricted=K >= L_ref)
-        return None, Certificate(Termination.ERROR, SolutionStatus.NONE, None, -math.inf, res.solver,
-                                 res.solver_version, nodes=res.nodes, iterations=res.iterations,
-                                 wall_time=time.perf_counter() - t0, seed=seed,
-                                 warm_start_objective=warm_obj,
-                                 message="; ".join(msgs) or "solver error", stats=stats)
-
-    rule_list = None
-    objective = None
-    inconsistent = False
-    if res.x is not None:
-        try:
-            prefix, labels, default = model.decode(res.x)
-        except ValueError as exc:
-            inconsistent = True
-            msgs.append(f"INCONSISTENT: cannot decode the solver's solution: {exc}")
-            prefix = None
-        if prefix is not None:
-            counts = [cnt for _, cnt in problem.capture_counts(prefix)]
-            raw = RuleList([problem.antecedents[i] for i in prefix], labels, default, prefix, counts)
-            raw_obj = rule_list_objective(raw, problem, c).objective
-            stats["raw_objective"] = raw_obj
-            tol = (model.bound_slack() + 1e-6 * abs(res.objective)) / N + 1e-9
-            if abs(raw_obj - solver_obj) > tol:
-                inconsistent = True
-                msgs.append(f"INCONSISTENT: the solver's objective {solver_obj!r} differs from the "
-                            f"recomputed objective {raw_obj!r} of the rule list it returned")
-            rule_list = rule_list_from_prefix(problem, prefix)
-            objective = rule_list_objective(rule_list, problem, c).objective
-            stats["relabelled"] = rule_list.predictions != raw.predictions or rule_list.default != raw.default
-            stats["incumbent_source"] = "solver"
-    if warm_prefix is not None and (objective is None or warm_obj < objective - 1e-12) and not inconsistent:
-        rule_list = rule_list_from_prefix(problem, warm_prefix)
-        objective = rule_list_objective(rule_list, problem, c).objective
-        stats["incumbent_source"] = "warm_start"
-        if res.x is not None:
-            msgs.append("the warm start is better than the solver's incumbent")
-
-    # lower bound: solver bound (rounded up to the lattice of achievable values when the
-    # solver finished its search), minus the CP-SAT scaling correction, and at least EP/N
-    bound_scaled = res.bound
-    if backend != "cpsat" and stats.get("solver_finished") and math.isfinite(bound_scaled):
-        bound_scaled = model.round_bound(bound_scaled)
-    lb = bound_scaled / N if math.isfinite(bound_scaled) else bound_scaled
-    if backend == "cpsat" and math.isfinite(lb):
-        lb -= stats.get("bound_correction", 0.0)
-    if term is Termination.INFEASIBLE:  # cannot happen: the default-only list is feasible
-        inconsistent = True
-        msgs.append("INCONSISTENT: the solver declared the model infeasible")
-        lb = -math.inf
-    if inconsistent:
-        lb = ep_bound
-        term = Termination.ERROR
-    else:
-        lb = max(lb, ep_bound) if lb != math.inf else lb
-    if objective is not None and lb > objective:
-        if lb - objective <= abs_tol + 1e-9:
-            lb = objective
-        else:
-            msgs.append(f"INCONSISTENT: lower bound {lb!r} exceeds the objective {objective!r} of a "
-                        "feasible rule list")
-            term, lb = Termination.ERROR, ep_bound
-    if objective is None:
-        status = SolutionStatus.NONE
-    elif term is Termination.ERROR:
-        status = SolutionStatus.FEASIBLE
-    elif stats.get("solver_finished") and objective - lb <= abs_tol:
-        term, status = Termination.OPTIMAL, SolutionStatus.OPTIMAL
-    else:
-        if term is Termination.OPTIMAL:  # solver finished but the bound does not meet it
-            term = Termination.ITERATION_LIMIT
-            msgs.append("the solver's gap test stopped the search before the bound met the objective")
-        status = SolutionStatus.FEASIBLE
-
-    # exactness for the unrestricted problem, from the best objective now known
-    M = problem.n_antecedents
-    best_m, best_k = inc_obj.mistakes, inc_obj.n_rules
-    best_val = inc_obj.objective
-    if objective is not None and objective < best_val:
-        best_m, best_k, best_val = rule_list_objective(rule_list, problem, c).mistakes, rule_list.n_rules, objective
-    L2, J2 = prefix_length_bound(model.G, c, best_m, best_k, M)
-    L_fin, J_fin = min(L_ref, L2), min(L_jmlr, J2)
-    exact = K >= L_fin
-    stats.update({"prefix_length_bound": L_fin, "prefix_length_bound_jmlr": J_fin,
-                  "prefix_length_bound_objective": best_val, "exact_for_unrestricted": exact})
-    if exact:
-        msgs.append(f"exact for the unrestricted problem: max_rules={K} >= prefix-length bound "
-                    f"{L_fin} (JMLR Thm 6 / Cor 5 with equivalent points, from objective "
-                    f"{best_val:.6f}; plain JMLR bound {J_fin})")
-    else:
-        msgs.append(f"restricted to at most {K} rules: the prefix-length bound {L_fin} (JMLR "
-                    f"Thm 6 / Cor 5, from objective {best_val:.6f}) exceeds max_rules, so the "
-                    "lower bound holds for the restricted problem only")
-    if objective is not None:
-        history.append({"time": time.perf_counter() - t0, "objective": objective, "lower_bound": lb})
-    cert = Certificate(term, status, objective, lb, res.solver, res.solver_version,
-                       abs_tol=abs_tol, rel_tol=0.0, nodes=res.nodes, iterations=res.iterations,
-                       wall_time=time.perf_counter() - t0, seed=seed,
-                       warm_start_objective=warm_obj, message="; ".join(msgs),
-                       history=history, stats=stats)
-    return rule_list, cert
-
-
-def rule_list_mip_model(problem, c: float, max_rules: int, *, cuts=True) -> RuleListMIP:
-    """The model object alone (for ``write`` / teaching), after the usual input checks."""
-    _check_inputs(problem, c, max_rules, "highs", None, None, None)
-    return RuleListMIP(problem, float(c), int(max_rules), cuts=cuts)
-
-
-__all__ = ["RuleListMIP", "fit_rule_list_mip", "rule_list_mip_model", "greedy_prefix",
-           "prefix_length_bound", "group_data", "GroupData", "BACKENDS", "CUT_FAMILIES", "DEFAULT_CUTS",
-           "MAX_NONZEROS", "support_threshold", "repair_prefix", "c_fraction"]
