@@ -8,12 +8,12 @@ The floor plan (imports run one way, down this list): :mod:`~rulecert.bits`,
 :mod:`rulecert.cli`.
 """
 from . import _compat
-from .certificate import Certificate, SolutionStatus, Termination, certify
+from .certificate import Certificate, Solution, SolutionStatus, Termination, certify
 from .models import Antecedent, RuleList
 from .problem import RuleProblem
 
 _compat.install()
 
 from ._version import __version__
-__all__ = ["Certificate", "SolutionStatus", "Termination", "certify", "RuleProblem", "Antecedent",
+__all__ = ["Certificate", "Solution", "SolutionStatus", "Termination", "certify", "RuleProblem", "Antecedent",
            "RuleList", "__version__"]

@@ -30,6 +30,8 @@ MOVED = {
     "rulecert.mipmodels.colgen.beam": "rulecert.mipmodels.colgen.pricing.beam",
     "rulecert.mipmodels.colgen.bnb": "rulecert.mipmodels.colgen.pricing.bnb",
 }
+# rulecert.mipmodels.rulelist became a package (formulation, fit, certify) that re-exports every
+# public name of the old module, so its import path is unchanged.
 """Old module path -> new module path."""
 
 

@@ -143,6 +143,28 @@ class Certificate:
         return "\n".join(lines)
 
 
+@dataclasses.dataclass(frozen=True)
+class Solution:
+    """A solver's answer: the model and its certificate.
+
+    It unpacks and indexes as the pair ``(model, certificate)``, so ``model, cert =
+    solve(...)`` reads the same for every solver; a solver that has more to return subclasses
+    it with named fields (never through ``Certificate.stats``).
+    """
+
+    model: Any
+    certificate: Certificate
+
+    def __iter__(self):
+        return iter((self.model, self.certificate))
+
+    def __getitem__(self, i):
+        return (self.model, self.certificate)[i]
+
+    def __len__(self) -> int:
+        return 2
+
+
 def certify(objective: float | None, lower_bound: float, termination: Termination | str, *,
             solver: str, abs_tol: float = 1e-9, promote_proven: bool = True,
             **fields: Any) -> Certificate:

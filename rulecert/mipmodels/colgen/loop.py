@@ -84,7 +84,7 @@ import time
 
 import numpy as np
 
-from ...certificate import Certificate, Termination, certify
+from ...certificate import Certificate, Solution, Termination, certify
 from ...limits import Deadline, check_count_limit, check_positive, check_time_limit
 from ...models.ruleset import RuleSet, check_complexity_bound, ruleset_objective
 from .. import cpsat as cx
@@ -290,7 +290,7 @@ class _State:
 
 
 @dataclasses.dataclass(frozen=True)
-class ColgenSolution:
+class ColgenSolution(Solution):
     """What :func:`solve` returns; unpacks as ``rule_set, certificate = solve(...)``.
 
     ``column_pool`` holds every clause the master held (in the learned DNF's features, the
@@ -302,9 +302,6 @@ class ColgenSolution:
     certificate: Certificate
     column_pool: list[tuple[int, ...]]
     solution_clauses: list[tuple[int, ...]]
-
-    def __iter__(self):
-        return iter((self.model, self.certificate))
 
 
 @dataclasses.dataclass

@@ -8,7 +8,7 @@ import time
 
 import numpy as np
 
-from ...certificate import Certificate, SolutionStatus, Termination
+from ...certificate import Certificate, Solution, SolutionStatus, Termination
 from ...models.rulelist import RuleList, rule_list_from_prefix, rule_list_objective
 from .. import cpsat as _cpsat
 from .. import highs as _highs
@@ -135,7 +135,7 @@ def fit_rule_list_mip(problem, c: float, *, max_rules: int, backend: str = "high
 
 
 @dataclasses.dataclass(frozen=True)
-class RuleListMIPSolution:
+class RuleListMIPSolution(Solution):
     """What :func:`fit_rule_list_mip` returns; unpacks as ``rule_list, certificate = ...``.
 
     ``exact_for_unrestricted``: ``max_rules`` reaches the prefix-length bound
@@ -147,15 +147,6 @@ class RuleListMIPSolution:
     certificate: Certificate
     exact_for_unrestricted: bool
     prefix_length_bound: int
-
-    def __iter__(self):
-        return iter((self.model, self.certificate))
-
-    def __getitem__(self, i):
-        return (self.model, self.certificate)[i]
-
-    def __len__(self) -> int:
-        return 2
 
 
 def _stats(problem, backend, plan) -> dict:

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from ...certificate import Certificate
+from ...certificate import Certificate, Solution
 from ...limits import Deadline, check_time_limit
 from ...models.falling import FallingRuleList
 from .bounds import prefix_bound
@@ -36,7 +36,7 @@ METHODS = ("monte_carlo", "exact", "both")
 
 
 @dataclasses.dataclass(frozen=True)
-class FallingSolution:
+class FallingSolution(Solution):
     """What :func:`solve` returns; unpacks as ``model, certificate = solve(...)``.
 
     ``certificate`` is the final search's (the exact one when it ran);
@@ -47,9 +47,6 @@ class FallingSolution:
     model: FallingRuleList
     certificate: Certificate
     monte_carlo_certificate: Certificate | None = None
-
-    def __iter__(self):
-        return iter((self.model, self.certificate))
 
 
 def solve(problem, program: str = "frl", w: float = 7.0, C: float = 1e-6, C1=None, *,
