@@ -72,7 +72,7 @@ class BooleanRuleCGClassifier(BinaryRuleClassifier):
 
     Attributes
     ----------
-    ruleset_ : rulecert.ruleset.RuleSet
+    ruleset_ : rulecert.models.RuleSet
     certificate_ : rulecert.Certificate
     n_iter_ : int, column-generation iterations
     columns_ : list of tuples, every clause generated (feature indices; for CNF, of the

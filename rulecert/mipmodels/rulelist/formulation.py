@@ -66,10 +66,10 @@ to a solver.
 Labels and ties
 ---------------
 The MIP picks labels freely; for a fixed prefix the majority labels minimize mistakes, so the
-optimum is the CORELS optimum.  The returned :class:`~rulecert.rules.RuleList` is relabelled
-with the shared rule (:func:`rulecert.rules.rule_list_from_prefix`: majority, ties predict 1),
+optimum is the CORELS optimum.  The returned :class:`~rulecert.models.RuleList` is relabelled
+with the shared rule (:func:`rulecert.models.rule_list_from_prefix`: majority, ties predict 1),
 which never increases the objective; the objective is recomputed exactly with
-:func:`rulecert.objectives.rule_list_objective`, and the solver's own objective must equal
+:func:`rulecert.models.rule_list_objective`, and the solver's own objective must equal
 the recomputed objective of the list it returned (with its labels), else the certificate
 says ERROR.
 
