@@ -8,7 +8,8 @@ the same words everywhere:
   searches and column generation, which need at least one step to hold a model, refuse it);
 * :func:`check_count_limit` -- deterministic work limits (nodes, iterations, lengths):
   integers, ``minimum`` 0 or 1 as the solver states;
-* :func:`check_positive` -- other strictly positive real limits (memory, deterministic time).
+* :func:`check_positive` -- other strictly positive real limits (memory, deterministic time);
+* :func:`resident_memory_bytes` -- what memory caps are compared with.
 
 :class:`Deadline` is the clock of one fit (DESIGN rule 6, "one deadline per fit"):
 ``time_limit`` bounds the whole fit and each phase asks it for what remains
@@ -17,12 +18,25 @@ the same words everywhere:
 from __future__ import annotations
 
 import math
+import os
 import time
 from numbers import Integral, Real
+
+_PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
 
 MIN_PHASE_SECONDS = 1e-3
 """The least time a phase is given when a deadline is close: solvers treat a limit of 0 as
 "no limit" or refuse it, so a phase that starts always gets a positive limit."""
+
+
+def resident_memory_bytes() -> int:
+    """Resident set size of this process (Linux /proc; elsewhere the peak, ru_maxrss)."""
+    try:
+        with open("/proc/self/statm", "rb") as fh:
+            return int(fh.read().split()[1]) * _PAGE
+    except (OSError, ValueError, IndexError):  # pragma: no cover - non-Linux
+        import resource
+        return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
 
 
 def _is_number(v) -> bool:

@@ -105,6 +105,23 @@ def test_max_models_stops_cleanly_with_the_count():
     assert set(part.prefixes) <= set(full.prefixes)
 
 
+@pytest.mark.parametrize("policy", POLICIES)
+def test_memory_cap_stops_cleanly_with_a_valid_bound(policy):
+    rng = np.random.default_rng(12)
+    X = (rng.random((60, 6)) < 0.4).astype(np.uint8)
+    P = RuleProblem.from_matrix(X, (rng.random(60) < 0.5).astype(int))
+    full = rashomon_set(P, 0.01, threshold=1.0, max_models=None, min_capture=0, policy=policy)
+    # a cap below what the process already holds: the first memory check stops the run
+    part = rashomon_set(P, 0.01, threshold=1.0, max_models=None, min_capture=0, policy=policy,
+                        memory_limit_mb=1.0)
+    assert part.certificate.termination == "memory_limit" and not part.certificate.complete
+    assert "memory_limit_mb" in part.certificate.message
+    assert set(part.prefixes) < set(full.prefixes)
+    obj = dict(zip(full.prefixes, full.objectives))
+    missing = set(full.prefixes) - set(part.prefixes)
+    assert all(obj[p] >= part.certificate.missing_lower_bound - 1e-12 for p in missing)
+
+
 def test_threshold_below_the_optimum_is_an_empty_set_not_an_error():
     P = _random_problem(np.random.default_rng(1))
     rs = rashomon_set(P, 0.01, threshold=-1.0)
@@ -120,6 +137,7 @@ def test_threshold_below_the_optimum_is_an_empty_set_not_an_error():
     (dict(epsilon=0.1, policy="random"), "policy must be one of"),
     (dict(epsilon=0.1, max_models=0), "max_models"),
     (dict(epsilon=0.1, min_capture=-1), "min_capture"),
+    (dict(epsilon=0.1, memory_limit_mb=0), "memory_limit_mb"),
 ])
 def test_bad_input(kwargs, match):
     P = _random_problem(np.random.default_rng(2))

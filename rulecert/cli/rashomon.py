@@ -18,6 +18,8 @@ def add_parser(sub) -> None:
     p.add_argument("--max-models", type=int, default=1_000_000, help="stop past this many lists")
     p.add_argument("--time-limit", type=float, default=None, help="seconds for the whole run")
     p.add_argument("--node-limit", type=int, default=None, help="prefixes expanded")
+    p.add_argument("--memory-limit-mb", type=float, default=None,
+                   help="stop cleanly above this resident memory")
     p.add_argument("--top", type=int, default=5, help="lists printed")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=run)
@@ -32,7 +34,7 @@ def run(args) -> int:
     rs = rashomon_set(problem, args.c, epsilon=args.epsilon if args.threshold is None else None,
                       threshold=args.threshold, max_length=args.max_length, policy=args.policy,
                       max_models=args.max_models, time_limit=args.time_limit,
-                      node_limit=args.node_limit)
+                      node_limit=args.node_limit, memory_limit_mb=args.memory_limit_mb)
     if args.plot:       # the set's objectives and its feature usage, side by side
         import matplotlib.pyplot as plt
         from .. import plotting

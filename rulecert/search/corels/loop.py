@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import logging
 import math
-import os
 import time
 from numbers import Integral, Real
 from typing import Callable, Sequence
@@ -17,6 +16,7 @@ from typing import Callable, Sequence
 import numpy as np
 
 from ...certificate import Certificate, SolutionStatus, Termination
+from ...limits import resident_memory_bytes as _rss_bytes
 from ...problem import RuleProblem
 from ...models.rulelist import RuleList, rule_list_from_prefix
 from . import kernel as K
@@ -29,19 +29,8 @@ logger = logging.getLogger("rulecert.corels")
 SOLVER = "rulecert-corels"
 POLICIES = tuple(K.POLICY_CODES)
 ABS_TOL = 1e-9
-_PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
 _ZOBRIST_SEED = 0x5EED_C0DE
 _MAX_IDS = 2**31 - 1
-
-
-def _rss_bytes() -> int:
-    """Resident set size of this process (Linux /proc; falls back to ru_maxrss)."""
-    try:
-        with open("/proc/self/statm", "rb") as fh:
-            return int(fh.read().split()[1]) * _PAGE
-    except (OSError, ValueError, IndexError):  # pragma: no cover - non-Linux
-        import resource
-        return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
 
 
 def _version() -> str:

@@ -56,7 +56,8 @@ import time
 
 import numpy as np
 
-from ...limits import Deadline, check_count_limit, check_time_limit
+from ...limits import (Deadline, check_count_limit, check_positive, check_time_limit,
+                       resident_memory_bytes)
 from ...models.rashomon import EnumerationCertificate, RashomonSet
 from ...problem import RuleProblem
 from . import rashomon_kernel as RK
@@ -163,7 +164,8 @@ def rashomon_set(problem: RuleProblem, c: float, *, epsilon: float | None = None
                  threshold: float | None = None, max_length: int | None = None,
                  min_capture: int = 1, policy: str = "dfs",
                  max_models: int | None = DEFAULT_MAX_MODELS, node_limit: int | None = None,
-                 time_limit: float | None = None) -> RashomonSet:
+                 time_limit: float | None = None,
+                 memory_limit_mb: float | None = None) -> RashomonSet:
     """Every rule list with objective ``<= threshold`` (see the module doc).
 
     Parameters
@@ -182,9 +184,10 @@ def rashomon_set(problem: RuleProblem, c: float, *, epsilon: float | None = None
         Samples each rule must newly capture (0: also lists with rules that capture nothing).
     policy : {"dfs", "bfs", "lower_bound"}
         Search order; the set does not depend on it.
-    max_models, node_limit, time_limit
-        Limits (lists held, prefixes expanded, seconds); a limit-stopped enumeration returns
-        what it found with a bound on the objective of every list it did not return.
+    max_models, node_limit, time_limit, memory_limit_mb
+        Limits (lists held, prefixes expanded, seconds, resident megabytes: the breadth-first
+        and best-bound frontiers grow with the tree); a limit-stopped enumeration returns what
+        it found with a bound on the objective of every list it did not return.
 
     Returns
     -------
@@ -196,10 +199,13 @@ def rashomon_set(problem: RuleProblem, c: float, *, epsilon: float | None = None
     (c, epsilon, threshold, max_length, min_capture, max_models, node_limit,
      time_limit) = _check(problem, c, epsilon, threshold, max_length, min_capture, policy,
                           max_models, node_limit, time_limit)
+    if memory_limit_mb is not None:
+        memory_limit_mb = check_positive(memory_limit_mb, "memory_limit_mb")
     _, opt_cert = corels(problem, c, max_length=max_length, time_limit=deadline.remaining())
     if threshold is None:
         threshold = (1.0 + epsilon) * opt_cert.objective
-    run = _Enumeration(problem, c, threshold, opt_cert.lower_bound, max_length, min_capture, policy)
+    run = _Enumeration(problem, c, threshold, opt_cert.lower_bound, max_length, min_capture, policy,
+                       memory_limit_mb)
     t0 = time.perf_counter()
     termination, message = run.search(deadline, node_limit, max_models)
     complete = termination == "complete"
@@ -231,7 +237,10 @@ class _Enumeration:
     and equivalent-point minority it newly captures.
     """
 
-    def __init__(self, problem, c, threshold, opt_bound, max_length, min_capture, policy):
+    def __init__(self, problem, c, threshold, opt_bound, max_length, min_capture, policy,
+                 memory_limit_mb=None):
+        self.mem_limit = None if memory_limit_mb is None else memory_limit_mb * 2**20
+        self._mem_checked = 0
         patterns, _, pos, neg = problem.groups
         self.N = N = problem.n_samples
         self.c, self.threshold, self.min_capture = c, threshold, min_capture
@@ -264,13 +273,9 @@ class _Enumeration:
         self._record((), 0, int(p), int(t))
         self._expand((), U, 0.0, 0, 0.0)
         while len(self.frontier):
-            if node_limit is not None and self.nodes >= node_limit:
-                return "node_limit", f"stopped after node_limit={node_limit} prefixes"
-            if deadline.expired():
-                return "time_limit", "stopped by time_limit"
-            if max_models is not None and len(self.found) >= max_models:
-                return "model_limit", (f"stopped at max_models={max_models} lists (raise it, or "
-                                       "the threshold is looser than intended)")
+            stop = self._limit(deadline, node_limit, max_models, len(self.found))
+            if stop is not None:
+                return stop
             batch, i = self.frontier.pop()
             a = int(batch.ants[i])
             taken = batch.U & self.capt[a]
@@ -278,6 +283,24 @@ class _Enumeration:
             self._expand(batch.prefix + (a,), batch.U & ~taken, float(batch.b[i]),
                          int(batch.mistakes[i]), float(batch.deficit[i]), counts)
         return "complete", ""
+
+    def _limit(self, deadline, node_limit, max_models, n_found, memory_every: int = 256):
+        """(termination, message) when a limit is reached, else None; the resident memory is
+        read every ``memory_every`` expansions."""
+        if node_limit is not None and self.nodes >= node_limit:
+            return "node_limit", f"stopped after node_limit={node_limit} prefixes"
+        if deadline.expired():
+            return "time_limit", "stopped by time_limit"
+        if max_models is not None and n_found >= max_models:
+            return "model_limit", (f"stopped at max_models={max_models} lists (raise it, or the "
+                                   "threshold is looser than intended)")
+        if self.mem_limit is not None and self.nodes - self._mem_checked >= memory_every:
+            self._mem_checked = self.nodes
+            rss = resident_memory_bytes()
+            if rss >= self.mem_limit:
+                return "memory_limit", (f"resident memory {rss / 2**20:.0f} MB reached "
+                                        "memory_limit_mb")
+        return None
 
     def open_bound(self) -> float:
         """Scaled least bound over the prefixes left open (``inf`` when none)."""
@@ -311,15 +334,11 @@ class _Enumeration:
         budget = 2000
         result = ("complete", "")
         while True:
-            if node_limit is not None and state[1] >= node_limit:
-                result = ("node_limit", f"stopped after node_limit={node_limit} prefixes")
-                break
-            if deadline.expired():
-                result = ("time_limit", "stopped by time_limit")
-                break
-            if max_models is not None and len(self.found) + int(nout[0]) >= max_models:
-                result = ("model_limit", f"stopped at max_models={max_models} lists (raise it, "
-                          "or the threshold is looser than intended)")
+            self.nodes = int(state[1])
+            stop = self._limit(deadline, node_limit, max_models, len(self.found) + int(nout[0]),
+                               memory_every=0)
+            if stop is not None:
+                result = stop
                 break
             step = budget if node_limit is None else max(1, min(budget, node_limit - int(state[1])))
             t0 = time.perf_counter()
@@ -342,7 +361,11 @@ class _Enumeration:
         self.nodes = int(state[1])
         for i in range(int(nout[0])):
             self.found.append((float(out_obj[i]), tuple(int(a) for a in out_prefix[i, :out_len[i]])))
-        if state[0] >= 0 and state[1] > 0:
+        if state[1] == 0 and result[0] != "complete":
+            # stopped before the root was expanded: every list but the root is missing, and
+            # no list is below the optimum's proven bound
+            self._open_bound, self._open_count = self.opt_scaled, 1
+        elif state[0] >= 0:
             self._open_bound = RK.open_bound(ch_deep, nch, nxt, int(state[0]))
             self._open_count = RK.open_count(nch, nxt, int(state[0]))
         return result
