@@ -9,7 +9,11 @@ the same words everywhere:
 * :func:`check_count_limit` -- deterministic work limits (nodes, iterations, lengths):
   integers, ``minimum`` 0 or 1 as the solver states;
 * :func:`check_positive` -- other strictly positive real limits (memory, deterministic time);
-* :func:`resident_memory_bytes` -- what memory caps are compared with.
+* :func:`resident_memory_bytes` -- what memory caps are compared with;
+* :func:`resolve_memory_limit_mb` -- the default memory cap (``"auto"``: a fraction of the
+  memory this machine or container has), a number of MB, or ``None`` for no cap;
+* :data:`DEFAULT_SEED` -- the seed every randomized learner uses unless told otherwise, so the
+  same command on the same data gives the same model.
 
 :class:`Deadline` is the clock of one fit (DESIGN rule 6, "one deadline per fit"):
 ``time_limit`` bounds the whole fit and each phase asks it for what remains
@@ -24,6 +28,14 @@ from numbers import Integral, Real
 
 _PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
 
+DEFAULT_SEED = 0
+"""The seed of every randomized step when the user gives none (reproducible by default)."""
+
+DEFAULT_MEMORY_FRACTION = 0.5
+"""The default memory cap (``memory_limit_mb="auto"``), as a fraction of the machine's memory."""
+
+AUTO = "auto"
+
 MIN_PHASE_SECONDS = 1e-3
 """The least time a phase is given when a deadline is close: solvers treat a limit of 0 as
 "no limit" or refuse it, so a phase that starts always gets a positive limit."""
@@ -37,6 +49,36 @@ def resident_memory_bytes() -> int:
     except (OSError, ValueError, IndexError):  # pragma: no cover - non-Linux
         import resource
         return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+
+
+def machine_memory_bytes() -> int:
+    """Physical memory of this machine, or the container's cgroup limit when that is lower."""
+    total = 0
+    try:
+        total = os.sysconf("SC_PHYS_PAGES") * _PAGE
+    except (ValueError, OSError, AttributeError):  # pragma: no cover - non-POSIX
+        total = 0
+    for path in ("/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes"):
+        try:
+            with open(path) as fh:
+                raw = fh.read().strip()
+        except OSError:
+            continue
+        if raw.isdigit() and 0 < int(raw) < (total or 1 << 62):
+            total = int(raw)
+    return int(total) if total > 0 else 8 * 2**30
+
+
+def default_memory_limit_mb() -> float:
+    """:data:`DEFAULT_MEMORY_FRACTION` of :func:`machine_memory_bytes`, in MB."""
+    return round(DEFAULT_MEMORY_FRACTION * machine_memory_bytes() / 2**20)
+
+
+def resolve_memory_limit_mb(value, name: str = "memory_limit_mb") -> float | None:
+    """``"auto"`` -> the default cap; ``None`` -> no cap; a number -> checked (> 0)."""
+    if isinstance(value, str) and value == AUTO:
+        return float(default_memory_limit_mb())
+    return check_positive(value, name)
 
 
 def _is_number(v) -> bool:

@@ -21,6 +21,7 @@ ROOT = pathlib.Path(rulecert.__file__).parent
 LAYERS = [
     ("rulecert._version", 0), ("rulecert._compat", 0), ("rulecert.bits", 0),
     ("rulecert.checks", 0), ("rulecert.certificate", 0), ("rulecert.limits", 0),
+    ("rulecert.monitor", 0),
     ("rulecert.models", 1),
     ("rulecert.problem", 2),
     ("rulecert.mining", 3), ("rulecert.datasets", 3),

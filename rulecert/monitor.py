@@ -1,0 +1,275 @@
+"""Watching and stopping a run: Ctrl-C, the memory cap, history samples and progress.
+
+DESIGN rule 8, "every run can be stopped and watched", in one place for every learner:
+
+* :func:`catch_interrupt` -- a context manager every fit runs under.  Inside it the first
+  Ctrl-C (SIGINT) only *asks* the run to stop: :func:`interrupt_requested` turns true, the
+  solver stops at its next check (HiGHS through its interrupt callback, CP-SAT through
+  ``stop_search``, the custom searches between chunks) and returns its incumbent with
+  termination ``INTERRUPTED``.  A second Ctrl-C raises ``KeyboardInterrupt`` at once (abort).
+  Nested uses share one request, so a crosscheck's two halves both stop on one Ctrl-C.
+  Outside the main thread no handler can be installed; :func:`request_interrupt` (used by
+  tests and by callbacks on other threads) sets the same request.
+* :class:`Monitor` -- one per fit: the deadline, the memory cap, the interrupt request and
+  the user's callback, asked in one call (:meth:`Monitor.should_stop`), and the certificate's
+  ``history`` (periodic samples plus events, thinned to at most ``max_history`` entries).
+* :class:`ProgressPrinter` -- the one progress reporter: a callback that writes a line to
+  stderr every few seconds once a run is longer than a couple of seconds.  Solvers never
+  print (DESIGN rule 1); the command line and estimators with ``verbose=True`` pass it as the
+  callback.
+
+Every callback receives the same info dict: ``solver``, ``time``, ``objective``,
+``lower_bound``, ``gap`` (relative), ``event`` and the solver's counters (``nodes``,
+``iterations``, ...), plus ``memory_mb``.  A callback that returns ``True`` stops the run
+(``INTERRUPTED``).
+"""
+from __future__ import annotations
+
+import contextlib
+import math
+import signal
+import sys
+import threading
+import time
+from typing import Any, Callable, Iterator
+
+from .certificate import Termination
+from .limits import Deadline, resident_memory_bytes
+
+Callback = Callable[[dict], Any]
+
+# ---------------------------------------------------------------------------------------------
+# Ctrl-C
+# ---------------------------------------------------------------------------------------------
+
+_request = threading.Event()
+_lock = threading.Lock()
+_depth = 0
+_count = 0
+
+
+def interrupt_requested() -> bool:
+    """True once Ctrl-C (or :func:`request_interrupt`) asked the current run to stop."""
+    return _request.is_set()
+
+
+def request_interrupt() -> None:
+    """Ask the current run to stop, as the first Ctrl-C does (safe from any thread)."""
+    _request.set()
+
+
+def _handler(signum, frame):  # pragma: no cover - exercised through real signals in tests
+    global _count
+    _count += 1
+    if _count >= 2 or _request.is_set():
+        raise KeyboardInterrupt
+    _request.set()
+
+
+@contextlib.contextmanager
+def catch_interrupt() -> Iterator[None]:
+    """Run a fit so that Ctrl-C stops it cleanly (see the module docstring).
+
+    The outermost use clears any earlier request and installs the handler (main thread only);
+    on exit the previous handler comes back.  A request made inside stays visible until the
+    outermost use ends, so every phase of a multi-phase run sees it.
+    """
+    global _depth, _count
+    installed, previous = False, None
+    with _lock:
+        outer = _depth == 0
+        _depth += 1
+        if outer:
+            _request.clear()
+            _count = 0
+            if threading.current_thread() is threading.main_thread():
+                try:
+                    previous = signal.signal(signal.SIGINT, _handler)
+                    installed = True
+                except (ValueError, OSError):  # pragma: no cover - embedded interpreters
+                    installed = False
+    try:
+        yield
+    finally:
+        with _lock:
+            _depth -= 1
+            if installed:
+                signal.signal(signal.SIGINT, previous)
+            if _depth == 0:
+                _request.clear()
+                _count = 0
+
+
+# ---------------------------------------------------------------------------------------------
+# the monitor of one fit
+# ---------------------------------------------------------------------------------------------
+
+
+class Monitor:
+    """Limits, interrupt, callback and history of one fit.
+
+    Parameters
+    ----------
+    solver : str
+        Name put in every callback info dict.
+    deadline : Deadline, optional
+        The fit's clock (``Deadline(time_limit)``); without one the run has no time limit.
+    memory_limit_mb : float, optional
+        Resident-memory cap (already resolved, see :func:`rulecert.limits.resolve_memory_limit_mb`).
+    callback : callable, optional
+        Called with the info dict at every sample; returning ``True`` stops the run.
+    history_every : float
+        Seconds between periodic samples (events are always kept).
+    max_history : int
+        The most samples kept: beyond it every other periodic sample is dropped and the
+        period doubles, so a long run keeps an even picture in bounded space.
+    """
+
+    def __init__(self, solver: str, *, deadline: Deadline | None = None,
+                 memory_limit_mb: float | None = None, callback: Callback | None = None,
+                 history_every: float = 1.0, max_history: int = 2000):
+        if callback is not None and not callable(callback):
+            raise ValueError(f"callback must be callable or None, got {callback!r}")
+        self.solver = solver
+        self.deadline = deadline if deadline is not None else Deadline(None)
+        self.memory_limit_mb = memory_limit_mb
+        self.callback = callback
+        self.history_every = float(history_every)
+        self.max_history = max(16, int(max_history))
+        self.history: list[dict[str, Any]] = []
+        self.peak_memory_mb = resident_memory_bytes() / 2**20
+        self._next_sample = -math.inf
+        self._callback_stop = False
+
+    # -- limits --------------------------------------------------------------------------------
+    def memory_mb(self) -> float:
+        mb = resident_memory_bytes() / 2**20
+        self.peak_memory_mb = max(self.peak_memory_mb, mb)
+        return mb
+
+    def should_stop(self) -> tuple[Termination, str] | None:
+        """Why the run must stop now (interrupt, callback, time, memory), or ``None``."""
+        if interrupt_requested():
+            return Termination.INTERRUPTED, "interrupted by the user (Ctrl-C)"
+        if self._callback_stop:
+            return Termination.INTERRUPTED, "stopped by the callback"
+        if self.deadline.expired():
+            return Termination.TIME_LIMIT, ""
+        if self.memory_limit_mb is not None:
+            mb = self.memory_mb()
+            if mb >= self.memory_limit_mb:
+                return (Termination.MEMORY_LIMIT,
+                        f"resident memory {mb:.0f} MB reached memory_limit_mb="
+                        f"{self.memory_limit_mb:g}")
+        return None
+
+    def would_exceed_memory(self, extra_bytes: float) -> bool:
+        """True when growing by ``extra_bytes`` would pass the memory cap."""
+        if self.memory_limit_mb is None:
+            return False
+        return self.memory_mb() + extra_bytes / 2**20 >= self.memory_limit_mb
+
+    # -- history and progress ------------------------------------------------------------------
+    def sample(self, objective: float | None, lower_bound: float | None, *,
+               event: str = "periodic", **counters: Any) -> bool:
+        """Record a sample (events always, periodic ones every ``history_every`` seconds).
+
+        Calls the callback with the info dict when a sample is taken; returns ``True`` when
+        the callback asked to stop (and :meth:`should_stop` reports it from then on).
+        """
+        now = self.deadline.elapsed()
+        if event == "periodic" and now < self._next_sample:
+            return False
+        if event == "periodic":
+            self._next_sample = now + self.history_every
+        entry: dict[str, Any] = {"time": now, "objective": _num(objective),
+                                 "lower_bound": _num(lower_bound), "event": event}
+        entry.update(counters)
+        self.history.append(entry)
+        if len(self.history) > self.max_history:
+            self._thin()
+        if self.callback is not None:
+            info = dict(entry, solver=self.solver, gap=relative_gap(objective, lower_bound),
+                        memory_mb=self.memory_mb())
+            if self.callback(info) is True:
+                self._callback_stop = True
+        return self._callback_stop
+
+    def _thin(self) -> None:
+        """Drop every other periodic sample (events stay) and double the period."""
+        kept, periodic = [], 0
+        for e in self.history:
+            if e.get("event") == "periodic":
+                periodic += 1
+                if periodic % 2 == 0:
+                    continue
+            kept.append(e)
+        self.history[:] = kept
+        self.history_every *= 2.0
+
+
+def _num(v):
+    return None if v is None else float(v)
+
+
+def relative_gap(objective, lower_bound) -> float | None:
+    """(objective - bound) / |objective|, 0 when they meet, ``None`` without both."""
+    if objective is None or lower_bound is None:
+        return None
+    g = max(0.0, float(objective) - float(lower_bound))
+    if g == 0.0:
+        return 0.0
+    return math.inf if objective == 0 else g / abs(float(objective))
+
+
+# ---------------------------------------------------------------------------------------------
+# the progress reporter
+# ---------------------------------------------------------------------------------------------
+
+
+class ProgressPrinter:
+    """A callback that prints one progress line every ``every`` seconds after ``after`` seconds.
+
+    ``ProgressPrinter(chain=user_callback)`` also forwards every info dict to another callback
+    and returns its answer, so progress and a user's stop rule combine.
+    """
+
+    def __init__(self, *, every: float = 5.0, after: float = 2.0, stream=None,
+                 chain: Callback | None = None):
+        self.every, self.after = float(every), float(after)
+        self.stream = stream
+        self.chain = chain
+        self._next = self.after
+
+    def __call__(self, info: dict) -> bool:
+        t = float(info.get("time", 0.0))
+        if t >= self._next or info.get("event") == "end" and t >= self.after:
+            self._next = t + self.every
+            print(format_progress(info), file=self.stream or sys.stderr, flush=True)
+        return bool(self.chain(info)) if self.chain is not None else False
+
+
+_COUNTERS = ("nodes", "nodes_expanded", "iterations", "columns", "queue_size", "solutions")
+
+
+def format_progress(info: dict) -> str:
+    """``[solver   12.3s] objective 0.1234 bound 0.1100 gap 10.9% nodes 1,234 mem 210 MB``."""
+    parts = [f"[{info.get('solver', 'rulecert')} {float(info.get('time', 0.0)):7.1f}s]"]
+    obj, lb, gap = info.get("objective"), info.get("lower_bound"), info.get("gap")
+    parts.append("objective " + ("-" if obj is None else f"{obj:.6g}"))
+    parts.append("bound " + ("-" if lb is None else f"{lb:.6g}"))
+    parts.append("gap " + ("-" if gap is None else "inf" if gap == math.inf else f"{gap:.2%}"))
+    for k in _COUNTERS:
+        if info.get(k) is not None:
+            parts.append(f"{k.replace('_', ' ')} {int(info[k]):,}")
+    if info.get("memory_mb") is not None:
+        parts.append(f"mem {info['memory_mb']:.0f} MB")
+    return " ".join(parts)
+
+
+def progress_callback(verbose, callback: Callback | None = None) -> Callback | None:
+    """The callback an estimator or command passes to a solver: progress lines when
+    ``verbose`` is true, chained to the user's ``callback``; ``None`` when neither."""
+    if verbose:
+        return ProgressPrinter(chain=callback)
+    return callback
