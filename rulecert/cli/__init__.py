@@ -13,14 +13,16 @@ SUBCOMMANDS = ["corels", "crosscheck", "frl", "brcg", "rashomon"]
 def build_parser() -> argparse.ArgumentParser:
     from .._version import __version__
     from ._plot import add_plot_argument
+    from ._run import add_run_arguments
     parser = argparse.ArgumentParser(
         prog="rulecert", description="Interpretable rule models with optimality certificates.")
     parser.add_argument("--version", action="version", version=f"rulecert {__version__}")
-    parser.add_argument("-v", "--verbose", action="store_true", help="log progress (to stderr)")
+    add_run_arguments(parser, top=True)
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for name in SUBCOMMANDS:
         importlib.import_module(f"{__name__}.{name}").add_parser(sub)
         add_plot_argument(sub.choices[name])
+        add_run_arguments(sub.choices[name])
     return parser
 
 
@@ -32,8 +34,10 @@ def main(argv=None) -> int:
                             format="%(asctime)s %(name)s %(message)s")
     try:
         from ._plot import check_plot_path
+        from ..monitor import catch_interrupt
         check_plot_path(args)
-        return int(args.func(args) or 0)
+        with catch_interrupt():
+            return int(args.func(args) or 0)
     except (ValueError, FileNotFoundError) as exc:
         print(f"rulecert {args.command}: error: {exc}", file=sys.stderr)
         return 2

@@ -18,7 +18,6 @@ def add_parser(sub) -> None:
     p.add_argument("--node-limit", type=int, default=None, help="node expansions")
     p.add_argument("--memory-limit-mb", type=float, default=None, help="stop cleanly above this RSS")
     p.add_argument("--json", action="store_true", help="print one JSON object")
-    p.add_argument("--quiet", action="store_true", help="no progress indicator on stderr")
     p.set_defaults(func=run)
 
 
