@@ -123,11 +123,14 @@ class Monitor:
     max_history : int
         The most samples kept: beyond it every other periodic sample is dropped and the
         period doubles, so a long run keeps an even picture in bounded space.
+    memory_every : float
+        Seconds between two readings of the resident memory in :meth:`should_stop`.
     """
 
     def __init__(self, solver: str, *, deadline: Deadline | None = None,
                  memory_limit_mb: float | None = None, callback: Callback | None = None,
-                 history_every: float = 1.0, max_history: int = 2000):
+                 history_every: float = 1.0, max_history: int = 2000,
+                 memory_every: float = 0.05):
         if callback is not None and not callable(callback):
             raise ValueError(f"callback must be callable or None, got {callback!r}")
         self.solver = solver
@@ -136,9 +139,12 @@ class Monitor:
         self.callback = callback
         self.history_every = float(history_every)
         self.max_history = max(16, int(max_history))
+        self.memory_every = float(memory_every)
         self.history: list[dict[str, Any]] = []
         self.peak_memory_mb = resident_memory_bytes() / 2**20
+        self.best_bound: float | None = None
         self._next_sample = -math.inf
+        self._next_memory = -math.inf
         self._callback_stop = False
 
     # -- limits --------------------------------------------------------------------------------
@@ -148,7 +154,11 @@ class Monitor:
         return mb
 
     def should_stop(self) -> tuple[Termination, str] | None:
-        """Why the run must stop now (interrupt, callback, time, memory), or ``None``."""
+        """Why the run must stop now (interrupt, callback, time, memory), or ``None``.
+
+        Cheap enough to ask between small chunks of work: the resident memory is read at most
+        every ``memory_every`` seconds.
+        """
         if interrupt_requested():
             return Termination.INTERRUPTED, "interrupted by the user (Ctrl-C)"
         if self._callback_stop:
@@ -156,11 +166,14 @@ class Monitor:
         if self.deadline.expired():
             return Termination.TIME_LIMIT, ""
         if self.memory_limit_mb is not None:
-            mb = self.memory_mb()
-            if mb >= self.memory_limit_mb:
-                return (Termination.MEMORY_LIMIT,
-                        f"resident memory {mb:.0f} MB reached memory_limit_mb="
-                        f"{self.memory_limit_mb:g}")
+            now = self.deadline.elapsed()
+            if now >= self._next_memory:
+                self._next_memory = now + self.memory_every
+                mb = self.memory_mb()
+                if mb >= self.memory_limit_mb:
+                    return (Termination.MEMORY_LIMIT,
+                            f"resident memory {mb:.0f} MB reached memory_limit_mb="
+                            f"{self.memory_limit_mb:g}")
         return None
 
     def would_exceed_memory(self, extra_bytes: float) -> bool:
@@ -170,6 +183,10 @@ class Monitor:
         return self.memory_mb() + extra_bytes / 2**20 >= self.memory_limit_mb
 
     # -- history and progress ------------------------------------------------------------------
+    def due(self) -> bool:
+        """True when a periodic sample is due (``history_every`` seconds after the last)."""
+        return self.deadline.elapsed() >= self._next_sample
+
     def sample(self, objective: float | None, lower_bound: float | None, *,
                event: str = "periodic", **counters: Any) -> bool:
         """Record a sample (events always, periodic ones every ``history_every`` seconds).
@@ -177,20 +194,38 @@ class Monitor:
         Calls the callback with the info dict when a sample is taken; returns ``True`` when
         the callback asked to stop (and :meth:`should_stop` reports it from then on).
         """
-        now = self.deadline.elapsed()
-        if event == "periodic" and now < self._next_sample:
+        if event == "periodic" and not self.due():
             return False
-        if event == "periodic":
-            self._next_sample = now + self.history_every
-        entry: dict[str, Any] = {"time": now, "objective": _num(objective),
+        entry: dict[str, Any] = {"time": self.deadline.elapsed(), "objective": _num(objective),
                                  "lower_bound": _num(lower_bound), "event": event}
         entry.update(counters)
+        return self.record(entry)
+
+    def record(self, entry: dict[str, Any], *, notify: bool = True, **extra: Any) -> bool:
+        """Keep ``entry`` (a dict with ``time``, ``objective``, ``lower_bound``, ``event`` and
+        counters) in the history and pass it to the callback; for solvers that build their own
+        samples.  The bound kept is the best proven so far (a bound, once proven, stays
+        proven), so the history's bounds never decrease.  ``extra`` goes to the callback only
+        (e.g. the incumbent itself); ``notify=False`` keeps the entry without calling the
+        callback (a final record, after which nothing can stop).  Returns ``True`` when the
+        callback asked to stop.
+        """
+        lb = entry.get("lower_bound")
+        if lb is not None and not math.isnan(lb):
+            if self.best_bound is not None and lb < self.best_bound:
+                entry["lower_bound"] = lb = self.best_bound
+            self.best_bound = lb
+        elif self.best_bound is not None:
+            entry["lower_bound"] = self.best_bound
+        if entry.get("event", "periodic") == "periodic":
+            self._next_sample = float(entry["time"]) + self.history_every
         self.history.append(entry)
         if len(self.history) > self.max_history:
             self._thin()
-        if self.callback is not None:
-            info = dict(entry, solver=self.solver, gap=relative_gap(objective, lower_bound),
-                        memory_mb=self.memory_mb())
+        if self.callback is not None and notify:
+            info = dict(entry, solver=self.solver,
+                        gap=relative_gap(entry.get("objective"), entry.get("lower_bound")),
+                        memory_mb=self.memory_mb(), **extra)
             if self.callback(info) is True:
                 self._callback_stop = True
         return self._callback_stop
@@ -240,9 +275,15 @@ class ProgressPrinter:
         self.stream = stream
         self.chain = chain
         self._next = self.after
+        self._offset = 0.0      # a run of several phases: each phase's clock starts at 0
+        self._last = 0.0
 
     def __call__(self, info: dict) -> bool:
         t = float(info.get("time", 0.0))
+        if t < self._last:      # a new phase (or a new solver) started its own clock
+            self._offset += self._last
+        self._last = t
+        t += self._offset
         if t >= self._next or info.get("event") == "end" and t >= self.after:
             self._next = t + self.every
             print(format_progress(info), file=self.stream or sys.stderr, flush=True)

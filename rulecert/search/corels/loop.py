@@ -16,7 +16,8 @@ from typing import Callable, Sequence
 import numpy as np
 
 from ...certificate import Certificate, SolutionStatus, Termination
-from ...limits import resident_memory_bytes as _rss_bytes
+from ...limits import AUTO, Deadline, resolve_memory_limit_mb
+from ...monitor import Monitor, catch_interrupt
 from ...problem import RuleProblem
 from ...models.rulelist import RuleList, rule_list_from_prefix
 from . import kernel as K
@@ -159,7 +160,7 @@ class _State:
 # ---- the solver ---------------------------------------------------------------------------------
 def corels(problem: RuleProblem, c: float, *, policy: str = "lower_bound",
            max_length: int | None = None, time_limit: float | None = None,
-           node_limit: int | None = None, memory_limit_mb: float | None = None,
+           node_limit: int | None = None, memory_limit_mb: float | str | None = AUTO,
            bounds: CorelsBounds = CorelsBounds(), callback: Callable[[dict], bool] | None = None,
            initial_prefix: Sequence[int] | None = None,
            history_every: float = 1.0) -> tuple[RuleList, Certificate]:
@@ -186,29 +187,41 @@ def corels(problem: RuleProblem, c: float, *, policy: str = "lower_bound",
         Wall-clock seconds for the whole call.
     node_limit : int, optional
         Maximum number of node expansions (deterministic).
-    memory_limit_mb : float, optional
-        Stop cleanly (MEMORY_LIMIT) before the process's resident memory would exceed this.
+    memory_limit_mb : float, "auto" or None
+        Stop cleanly (MEMORY_LIMIT) before the process's resident memory would exceed this
+        many MB; ``"auto"`` (default) is :func:`rulecert.limits.default_memory_limit_mb`
+        (half of the machine's memory), ``None`` no cap.
     bounds : CorelsBounds
         Which bounds to use (all on by default); the optimum never depends on it.
     callback : callable, optional
-        Called with an info dict on every incumbent improvement and every ``history_every``
-        seconds; returning True stops the search (INTERRUPTED).
+        Called with an info dict (the keys of :mod:`rulecert.monitor`: ``solver``, ``time``,
+        ``objective``, ``lower_bound``, ``gap``, ``nodes_expanded``, ``queue_size``,
+        ``memory_mb``, and the incumbent ``prefix``) at the start, on every incumbent
+        improvement, every ``history_every`` seconds and at the end; returning True stops the
+        search (INTERRUPTED).  :class:`rulecert.monitor.ProgressPrinter` prints it.
     initial_prefix : sequence of int, optional
         Warm start: an antecedent prefix whose (CORELS-labelled) rule list is the first
         incumbent; its objective is recorded in ``cert.warm_start_objective``.
     history_every : float
         Seconds between periodic progress records (and callback calls); a record scans the
         trie and queue, so on very large searches the interval stretches to keep that cost
-        under about 5% of the run.
+        under about 5% of the run.  The history is thinned as :class:`rulecert.monitor.Monitor`
+        thins it (at most about 2000 records; events are kept).
+
+    Ctrl-C (under :func:`rulecert.monitor.catch_interrupt`, which this function enters itself)
+    stops the search within a chunk of expansions (a fraction of a second) with termination
+    INTERRUPTED, the incumbent, the bound over the open queue and the gap; a second Ctrl-C
+    aborts.
 
     Returns
     -------
     (RuleList, Certificate)
     """
-    run = _Run(*_validate(problem, c, policy, max_length, time_limit, node_limit,
-                          memory_limit_mb, bounds, callback, initial_prefix, history_every))
-    run.search()
-    return run.finish()
+    with catch_interrupt():
+        run = _Run(*_validate(problem, c, policy, max_length, time_limit, node_limit,
+                              memory_limit_mb, bounds, callback, initial_prefix, history_every))
+        run.search()
+        return run.finish()
 
 
 def _validate(problem, c, policy, max_length, time_limit, node_limit, memory_limit_mb, bounds,
@@ -229,7 +242,7 @@ def _validate(problem, c, policy, max_length, time_limit, node_limit, memory_lim
     max_length = _check_nonneg_int("max_length", max_length)
     node_limit = _check_nonneg_int("node_limit", node_limit)
     time_limit = _check_nonneg_real("time_limit", time_limit)
-    memory_limit_mb = _check_nonneg_real("memory_limit_mb", memory_limit_mb, strictly_positive=True)
+    memory_limit_mb = resolve_memory_limit_mb(memory_limit_mb)
     history_every = _check_nonneg_real("history_every", history_every, strictly_positive=True)
     if not isinstance(bounds, CorelsBounds):
         raise ValueError(f"bounds must be a CorelsBounds, got {type(bounds).__name__}")
@@ -262,10 +275,11 @@ class _Run:
         self.params = self._params()
         self.zob = np.random.default_rng(_ZOBRIST_SEED).integers(0, 2**64 - 1, size=max(M, 1),
                                                                  dtype=np.uint64, endpoint=True)
-        self.mem_limit = None if memory_limit_mb is None else memory_limit_mb * 1024 * 1024
-        self.history: list[dict] = []
+        self.mon = Monitor(SOLVER, deadline=Deadline(time_limit, start=t0),
+                           memory_limit_mb=memory_limit_mb, callback=callback,
+                           history_every=history_every)
+        self.history = self.mon.history
         self.gc_runs = self.gc_marked = self.chunks = 0
-        self.peak_rss = _rss_bytes()
         self.termination = None
         self.message_extra = ""
         self.chunk = 64
@@ -340,6 +354,7 @@ class _Run:
         return int(self.st.ist[K.S_INC_M]) / self.N + self.c * int(self.st.ist[K.S_INC_K])
 
     def record(self, event: str) -> dict:
+        """A history record (the queue scanned for the bound); the callback sees it too."""
         st = self.st
         lb_s, live, by_depth = self.scan()
         obj = self.incumbent_objective()
@@ -347,16 +362,13 @@ class _Run:
                  "lower_bound": min(lb_s / self.N, obj), "nodes_expanded": int(st.ist[K.S_EXPANDED]),
                  "queue_size": live, "queue_physical": int(st.ist[K.S_HEAP]),
                  "queue_by_length": [int(v) for v in np.trim_zeros(by_depth, "b")], "event": event}
-        self.history.append(entry)
+        self.stop_requested = self._keep(entry)
         return entry
 
-    def notify(self, entry: dict) -> bool:
-        """Call the callback (if any); True when it asks to stop."""
-        if self.callback is None:
-            return False
-        info = dict(entry)
-        info["prefix"] = [int(v) for v in self.st.inc_prefix[:self.st.ist[K.S_INC_LEN]]]
-        return bool(self.callback(info))
+    def _keep(self, entry: dict, notify: bool = True) -> bool:
+        """Into the monitor's history and to the callback; True when the callback asks to stop."""
+        prefix = [int(v) for v in self.st.inc_prefix[:self.st.ist[K.S_INC_LEN]]]
+        return self.mon.record(entry, notify=notify, prefix=prefix)
 
     def _stop(self, termination, message: str = "") -> None:
         self.termination = termination
@@ -365,11 +377,14 @@ class _Run:
     # ---- the search ---------------------------------------------------------------------------
     def search(self) -> None:
         """Chunks of node expansions in the kernel, the limits and progress checked between."""
-        self.record("start")
+        self.stop_requested = False
         self.next_periodic = time.perf_counter() + self.history_every
         try:
+            self.record("start")
             if not self.root_open:
                 self.termination = Termination.OPTIMAL
+            elif self.stop_requested:
+                self._stop(Termination.INTERRUPTED, "stopped by the callback")
             while self.termination is None:
                 now = time.perf_counter()
                 if self._limit_reached(now) or self._periodic(now):
@@ -379,19 +394,13 @@ class _Run:
             self._stop(Termination.INTERRUPTED, "interrupted by the user (KeyboardInterrupt)")
 
     def _limit_reached(self, now: float) -> bool:
-        """Time, node and memory limits, checked in that order."""
-        st = self.st
-        if self.time_limit is not None and now - self.t0 >= self.time_limit:
-            self._stop(Termination.TIME_LIMIT)
-            return True
-        if self.node_limit is not None and st.ist[K.S_EXPANDED] >= self.node_limit:
+        """Node limit, then the monitor's (Ctrl-C, callback, time, memory)."""
+        if self.node_limit is not None and self.st.ist[K.S_EXPANDED] >= self.node_limit:
             self._stop(Termination.NODE_LIMIT)
             return True
-        rss = _rss_bytes()
-        self.peak_rss = max(self.peak_rss, rss)
-        if self.mem_limit is not None and rss >= self.mem_limit:
-            self._stop(Termination.MEMORY_LIMIT,
-                       f"resident memory {rss / 2**20:.0f} MB reached memory_limit_mb")
+        stop = self.mon.should_stop()
+        if stop is not None:
+            self._stop(*stop)
             return True
         return False
 
@@ -400,13 +409,14 @@ class _Run:
         if now < self.next_periodic:
             return False
         entry = self.record("periodic")
-        # a record scans the trie and the queue: keep that under ~5% of the run
+        # a record scans the trie and the queue: keep that under ~5% of the run (the period
+        # doubles when the monitor thins the history)
         after = time.perf_counter()
-        self.next_periodic = after + max(self.history_every, 20.0 * (after - now))
+        self.next_periodic = after + max(self.mon.history_every, 20.0 * (after - now))
         logger.debug("t=%.1fs objective=%.10f bound=%.10f expanded=%d queue=%d",
                      entry["time"], entry["objective"], entry["lower_bound"],
                      entry["nodes_expanded"], entry["queue_size"])
-        if self.notify(entry):
+        if self.stop_requested:
             self._stop(Termination.INTERRUPTED, "stopped by the callback")
             return True
         return False
@@ -445,7 +455,7 @@ class _Run:
             self._stop(Termination.MEMORY_LIMIT,
                        f"the search reached {_MAX_IDS:,} trie nodes (int32 node ids)")
             return
-        if self.mem_limit is not None and _rss_bytes() + extra >= self.mem_limit:
+        if self.mon.would_exceed_memory(extra):
             self._stop(Termination.MEMORY_LIMIT, f"growing the search arrays by {extra / 2**20:.0f} "
                        "MB would exceed memory_limit_mb")
             return
@@ -467,14 +477,14 @@ class _Run:
                     "t=%.2fs expanded=%d", entry["objective"], int(st.ist[K.S_INC_M]),
                     int(st.ist[K.S_INC_K]), entry["lower_bound"], entry["time"],
                     entry["nodes_expanded"])
-        if self.notify(entry):
+        if self.stop_requested:
             self._stop(Termination.INTERRUPTED, "stopped by the callback")
 
     # ---- the certificate ----------------------------------------------------------------------
     def finish(self) -> tuple[RuleList, Certificate]:
         """The incumbent as a RuleList (checked against the search's counts) and its certificate."""
         st, N, c = self.st, self.N, self.c
-        self.peak_rss = max(self.peak_rss, _rss_bytes())
+        self.mon.memory_mb()
         R = float(st.fst[0])
         inc_m, inc_K = int(st.ist[K.S_INC_M]), int(st.ist[K.S_INC_K])
         prefix = [int(v) for v in st.inc_prefix[:st.ist[K.S_INC_LEN]]]
@@ -489,10 +499,10 @@ class _Run:
         binding = self.max_length is not None and self.max_length < self.M and k_bound > self.max_length
         wall = time.perf_counter() - self.t0
         stats = self._stats(termination, live, inc_m, inc_K, k_bound, binding, prefix)
-        self.history.append({"time": wall, "objective": objective, "lower_bound": lower_bound,
-                             "nodes_expanded": int(st.ist[K.S_EXPANDED]), "queue_size": int(live),
-                             "queue_physical": int(st.ist[K.S_HEAP]), "queue_by_length": [],
-                             "event": "end"})
+        self._keep({"time": wall, "objective": objective, "lower_bound": lower_bound,
+                    "nodes_expanded": int(st.ist[K.S_EXPANDED]), "queue_size": int(live),
+                    "queue_physical": int(st.ist[K.S_HEAP]), "queue_by_length": [],
+                    "event": "end"}, notify=False)
         cert = Certificate(termination=termination, status=status, objective=objective,
                            lower_bound=lower_bound, solver=SOLVER, solver_version=_version(),
                            abs_tol=ABS_TOL, rel_tol=0.0, nodes=int(st.ist[K.S_EXPANDED]),
@@ -554,7 +564,7 @@ class _Run:
             "prefix_length_bound": int(k_bound), "kernel_mode": kd.mode,
             "kernel_columns": kd.n_columns, "kernel_words": kd.n_words,
             "cpu_time": time.process_time() - self.cpu0,
-            "peak_rss_mb": self.peak_rss / 2**20, "search_arrays_mb": st.allocated_bytes() / 2**20,
+            "peak_rss_mb": self.mon.peak_memory_mb, "search_arrays_mb": st.allocated_bytes() / 2**20,
             "prefix": prefix,
         })
         return stats
