@@ -31,7 +31,7 @@ from rulecert.certificate import Certificate
 _X_KEYS = {
     "time": ("time",),
     "nodes": ("nodes_expanded", "nodes"),
-    "iterations": ("iteration",),
+    "iterations": ("iteration", "iterations"),
 }
 _X_LABELS = {"time": "time (s)", "nodes": "nodes expanded", "iterations": "iteration"}
 

@@ -45,6 +45,8 @@ The set does not depend on the search order (``policy``): depth first (least mem
 first, or smallest bound first.  Limits (``node_limit``, ``time_limit``, ``max_models``) stop the
 enumeration cleanly: the lists found are then a subset of the set, and the certificate gives the
 smallest objective any missing list could have (the least bound over the unexplored frontier).
+Ctrl-C stops it the same way (``termination = "interrupted"``), and so does a default memory
+cap (``memory_limit_mb="auto"``, ``"memory_limit"``).
 """
 from __future__ import annotations
 
@@ -56,9 +58,10 @@ import time
 
 import numpy as np
 
-from ...limits import (Deadline, check_count_limit, check_positive, check_time_limit,
-                       resident_memory_bytes)
+from ...certificate import Termination
+from ...limits import AUTO, Deadline, check_count_limit, check_time_limit, resolve_memory_limit_mb
 from ...models.rashomon import EnumerationCertificate, RashomonSet
+from ...monitor import Monitor, catch_interrupt
 from ...problem import RuleProblem
 from . import rashomon_kernel as RK
 from .loop import corels
@@ -164,8 +167,8 @@ def rashomon_set(problem: RuleProblem, c: float, *, epsilon: float | None = None
                  threshold: float | None = None, max_length: int | None = None,
                  min_capture: int = 1, policy: str = "dfs",
                  max_models: int | None = DEFAULT_MAX_MODELS, node_limit: int | None = None,
-                 time_limit: float | None = None,
-                 memory_limit_mb: float | None = None) -> RashomonSet:
+                 time_limit: float | None = None, memory_limit_mb: float | str | None = AUTO,
+                 callback=None, history_every: float = 1.0) -> RashomonSet:
     """Every rule list with objective ``<= threshold`` (see the module doc).
 
     Parameters
@@ -186,8 +189,14 @@ def rashomon_set(problem: RuleProblem, c: float, *, epsilon: float | None = None
         Search order; the set does not depend on it.
     max_models, node_limit, time_limit, memory_limit_mb
         Limits (lists held, prefixes expanded, seconds, resident megabytes: the breadth-first
-        and best-bound frontiers grow with the tree); a limit-stopped enumeration returns what
-        it found with a bound on the objective of every list it did not return.
+        and best-bound frontiers grow with the tree; ``"auto"``, the default, is
+        :func:`rulecert.limits.default_memory_limit_mb`, ``None`` no cap); a limit-stopped
+        enumeration returns what it found with a bound on the objective of every list it did
+        not return.  Ctrl-C stops it the same way (``"interrupted"``).
+    callback : callable, optional
+        Called with the info dict of :mod:`rulecert.monitor` during the optimum's CORELS
+        search and then every ``history_every`` seconds of the enumeration (``nodes``,
+        ``solutions``: lists found so far); returning True stops the run (``"interrupted"``).
 
     Returns
     -------
@@ -199,15 +208,19 @@ def rashomon_set(problem: RuleProblem, c: float, *, epsilon: float | None = None
     (c, epsilon, threshold, max_length, min_capture, max_models, node_limit,
      time_limit) = _check(problem, c, epsilon, threshold, max_length, min_capture, policy,
                           max_models, node_limit, time_limit)
-    if memory_limit_mb is not None:
-        memory_limit_mb = check_positive(memory_limit_mb, "memory_limit_mb")
-    _, opt_cert = corels(problem, c, max_length=max_length, time_limit=deadline.remaining())
-    if threshold is None:
-        threshold = (1.0 + epsilon) * opt_cert.objective
-    run = _Enumeration(problem, c, threshold, opt_cert.lower_bound, max_length, min_capture, policy,
-                       memory_limit_mb)
-    t0 = time.perf_counter()
-    termination, message = run.search(deadline, node_limit, max_models)
+    memory_limit_mb = resolve_memory_limit_mb(memory_limit_mb)
+    with catch_interrupt():
+        _, opt_cert = corels(problem, c, max_length=max_length, time_limit=deadline.remaining(),
+                             memory_limit_mb=memory_limit_mb, callback=callback,
+                             history_every=history_every)
+        if threshold is None:
+            threshold = (1.0 + epsilon) * opt_cert.objective
+        monitor = Monitor("rulecert-rashomon", deadline=deadline, memory_limit_mb=memory_limit_mb,
+                          callback=callback, history_every=history_every)
+        run = _Enumeration(problem, c, threshold, opt_cert.lower_bound, max_length, min_capture,
+                           policy, monitor, opt_cert.objective)
+        t0 = time.perf_counter()
+        termination, message = run.search(node_limit, max_models)
     complete = termination == "complete"
     if threshold < opt_cert.lower_bound - run.include_tol:
         message = (f"threshold {threshold:.10g} is below the optimum's proven bound "
@@ -238,9 +251,8 @@ class _Enumeration:
     """
 
     def __init__(self, problem, c, threshold, opt_bound, max_length, min_capture, policy,
-                 memory_limit_mb=None):
-        self.mem_limit = None if memory_limit_mb is None else memory_limit_mb * 2**20
-        self._mem_checked = 0
+                 monitor: Monitor, optimum: float):
+        self.monitor, self.optimum, self.opt_bound = monitor, optimum, opt_bound
         patterns, _, pos, neg = problem.groups
         self.N = N = problem.n_samples
         self.c, self.threshold, self.min_capture = c, threshold, min_capture
@@ -265,15 +277,15 @@ class _Enumeration:
         self.found: list[tuple[float, tuple]] = []
         self.nodes = 0
 
-    def search(self, deadline, node_limit, max_models) -> tuple[str, str]:
+    def search(self, node_limit, max_models) -> tuple[str, str]:
         if self.policy == "dfs":
-            return self._search_compiled(deadline, node_limit, max_models)
+            return self._search_compiled(node_limit, max_models)
         U = np.ones(self.A.shape[1], dtype=bool)
         p, t, _ = self.stats @ U
         self._record((), 0, int(p), int(t))
         self._expand((), U, 0.0, 0, 0.0)
         while len(self.frontier):
-            stop = self._limit(deadline, node_limit, max_models, len(self.found))
+            stop = self._limit(node_limit, max_models, len(self.found))
             if stop is not None:
                 return stop
             batch, i = self.frontier.pop()
@@ -284,22 +296,21 @@ class _Enumeration:
                          int(batch.mistakes[i]), float(batch.deficit[i]), counts)
         return "complete", ""
 
-    def _limit(self, deadline, node_limit, max_models, n_found, memory_every: int = 256):
-        """(termination, message) when a limit is reached, else None; the resident memory is
-        read every ``memory_every`` expansions."""
+    def _limit(self, node_limit, max_models, n_found):
+        """(termination, message) when a limit is reached (nodes, models, then the monitor's:
+        Ctrl-C, callback, time, memory), else None; a progress sample when one is due."""
         if node_limit is not None and self.nodes >= node_limit:
             return "node_limit", f"stopped after node_limit={node_limit} prefixes"
-        if deadline.expired():
-            return "time_limit", "stopped by time_limit"
         if max_models is not None and n_found >= max_models:
             return "model_limit", (f"stopped at max_models={max_models} lists (raise it, or the "
                                    "threshold is looser than intended)")
-        if self.mem_limit is not None and self.nodes - self._mem_checked >= memory_every:
-            self._mem_checked = self.nodes
-            rss = resident_memory_bytes()
-            if rss >= self.mem_limit:
-                return "memory_limit", (f"resident memory {rss / 2**20:.0f} MB reached "
-                                        "memory_limit_mb")
+        self.monitor.sample(self.optimum, self.opt_bound, nodes=self.nodes, solutions=n_found)
+        stop = self.monitor.should_stop()
+        if stop is not None:
+            termination, message = stop
+            if termination is Termination.TIME_LIMIT:
+                message = "stopped by time_limit"
+            return termination.value, message
         return None
 
     def open_bound(self) -> float:
@@ -309,7 +320,7 @@ class _Enumeration:
     def open_count(self) -> int:
         return len(self.frontier) if self.policy != "dfs" else self._open_count
 
-    def _search_compiled(self, deadline, node_limit, max_models) -> tuple[str, str]:
+    def _search_compiled(self, node_limit, max_models) -> tuple[str, str]:
         """Depth first in :mod:`.rashomon_kernel`, in budgets of expansions between the
         limit checks; the output arrays grow when full."""
         M, G = self.A.shape
@@ -335,8 +346,7 @@ class _Enumeration:
         result = ("complete", "")
         while True:
             self.nodes = int(state[1])
-            stop = self._limit(deadline, node_limit, max_models, len(self.found) + int(nout[0]),
-                               memory_every=0)
+            stop = self._limit(node_limit, max_models, len(self.found) + int(nout[0]))
             if stop is not None:
                 result = stop
                 break

@@ -19,7 +19,10 @@ all its children at once on packed bits (:mod:`rulecert.search.falling.bounds`);
 
 The certificate's lower bound is min(incumbent, smallest bound of any pruned or open prefix);
 the search is OPTIMAL only when the queue is exhausted.  A time, node or queue limit returns
-the incumbent with that proven bound and its gap.
+the incumbent with that proven bound and its gap; so do Ctrl-C (``INTERRUPTED``), a callback
+returning True, and the memory cap (``MEMORY_LIMIT``: the queue is what grows).  The history
+holds periodic samples (``history_every`` seconds) and every incumbent, with the bound proven
+so far (never decreasing).
 """
 from __future__ import annotations
 
@@ -29,7 +32,8 @@ import math
 import numpy as np
 
 from ...certificate import Certificate, Termination, certify
-from ...limits import Deadline, check_count_limit, check_time_limit
+from ...limits import AUTO, Deadline, check_count_limit, check_time_limit, resolve_memory_limit_mb
+from ...monitor import Monitor, catch_interrupt
 from ...models.falling import FallingRuleList, frl_objective, make_params, soft_frl_objective
 from .bounds import (FallingData, check_incumbent, child_keys, children, exact_objective, model_of,
                      root_tail, solver_name)
@@ -73,10 +77,10 @@ class _Search:
     last rule's counts (FRL) or alpha_min (softFRL), ``key`` the captured set's dominance key.
     """
 
-    def __init__(self, problem, params, data, Kmax, incumbent, dominance, history_every,
-                 deadline: Deadline):
-        self.params, self.data, self.Kmax, self.deadline = params, data, Kmax, deadline
-        self.dominance, self.history_every = dominance, history_every
+    def __init__(self, problem, params, data, Kmax, incumbent, dominance, monitor: Monitor):
+        self.params, self.data, self.Kmax = params, data, Kmax
+        self.monitor, self.deadline = monitor, monitor.deadline
+        self.dominance = dominance
         self.n = data.n
         ext0, stop0 = root_tail(params, self.n, data.NP, data.NN)
         # the empty prefix: its else-only list is always compatible and falling
@@ -88,8 +92,6 @@ class _Search:
             self.warm_obj = seed[1]
             if len(seed[0]) <= Kmax and seed[1] < self.best_val:
                 self.best_prefix, self.best_val = seed
-        self.history = [{"time": 0.0, "objective": self.best_val,
-                         "lower_bound": min(stop0, ext0), "nodes": 0}]
         self.pruned_min = math.inf
         self.heap: list = []
         self.dom: dict[tuple[int, int], list] = {}
@@ -99,17 +101,44 @@ class _Search:
         if Kmax > 0 and data.captures_something and not (stop0 <= ext0):
             self.heap.append((min(ext0, stop0), 0, self.counter, (), 0.0, root_state, None,
                               self.counter))
+        self.message = ""
+        self.expanding = math.inf   # the bound of the prefix being expanded (popped, children not queued)
+        self._sample("start")
+
+    def bound(self) -> float:
+        """The bound proven now: min(incumbent, pruned bounds, the open queue's least)."""
+        return min(self.best_val, self.pruned_min, self.heap[0][0] if self.heap else math.inf,
+                   self.expanding)
+
+    def _sample(self, event="periodic", notify=True) -> bool:
+        if event == "periodic" and not self.monitor.due():
+            return False
+        return self.monitor.record({"time": self.deadline.elapsed(), "objective": self.best_val,
+                                    "lower_bound": self.bound(), "event": event,
+                                    "nodes": self.nodes, "queue_size": len(self.heap)},
+                                   notify=notify)
 
     def run(self, node_limit, queue_limit) -> Termination:
         """Expand prefixes until the queue is empty (OPTIMAL) or a limit stops the search."""
-        while self.heap:
-            if node_limit is not None and self.nodes >= node_limit:
-                return Termination.NODE_LIMIT
-            if self.deadline.expired():
-                return Termination.TIME_LIMIT
-            if len(self.heap) > queue_limit:
-                return Termination.MEMORY_LIMIT
-            self._expand(heapq.heappop(self.heap))
+        try:
+            while self.heap:
+                if node_limit is not None and self.nodes >= node_limit:
+                    return Termination.NODE_LIMIT
+                if len(self.heap) > queue_limit:
+                    self.message = f"the queue passed queue_limit={queue_limit:,} prefixes"
+                    return Termination.MEMORY_LIMIT
+                self._sample()
+                stop = self.monitor.should_stop()
+                if stop is not None:
+                    self.message = stop[1]
+                    return stop[0]
+                node = heapq.heappop(self.heap)
+                self.expanding = node[0]
+                self._expand(node)
+                self.expanding = math.inf
+        except KeyboardInterrupt:  # not under catch_interrupt (another thread): still a result
+            self.message = "interrupted by the user (KeyboardInterrupt)"
+            return Termination.INTERRUPTED
         return Termination.OPTIMAL
 
     def _expand(self, node) -> None:
@@ -132,10 +161,6 @@ class _Search:
         if depth >= self.Kmax:
             return  # children cannot be extended: their values were counted above
         self._push_children(prefix, depth, ch, remP, remN)
-        if self.history_every and self.nodes % self.history_every == 0:
-            lbnow = min(self.best_val, self.pruned_min, self.heap[0][0] if self.heap else math.inf)
-            self.history.append({"time": self.deadline.elapsed(), "objective": self.best_val,
-                                 "lower_bound": lbnow, "nodes": self.nodes})
 
     def _update_incumbent(self, prefix, ch) -> None:
         """Every child's completion "end here with the else clause" is a candidate list."""
@@ -143,8 +168,7 @@ class _Search:
         if ch.value[j] < self.best_val - PRUNE_TOL:
             self.best_val = float(ch.value[j])
             self.best_prefix = prefix + (int(ch.idx[j]),)
-            self.history.append({"time": self.deadline.elapsed(), "objective": self.best_val,
-                                 "lower_bound": math.nan, "nodes": self.nodes})
+            self._sample("incumbent")
 
     def _dominated(self, ckey, c_cost, c_alpha) -> bool:
         """Record the child under its captured set unless another prefix there dominates it."""
@@ -187,9 +211,11 @@ class _Search:
         """Objective recomputed exactly; bound = min(incumbent, pruned and open bounds).
 
         A limit-stopped run stays FEASIBLE under its limit even when its bound meets the
-        objective (``promote_proven=False``): only an exhausted queue is called OPTIMAL.
+        objective (``promote_proven=False``): only an exhausted queue is called OPTIMAL.  The
+        bound is the best proven during the run (the queue's least bound can dip when a child's
+        bound is below its parent's; a bound once proven stays proven).
         """
-        open_min = min((h[0] for h in self.heap), default=math.inf)
+        open_min = min(min((h[0] for h in self.heap), default=math.inf), self.expanding)
         wall = self.deadline.elapsed()
         objective = exact_objective(problem, self.params, self.best_prefix)
         check_incumbent(self.best_val, objective, "incumbent value")
@@ -199,14 +225,20 @@ class _Search:
                 raise AssertionError("internal error: pruned bound below the incumbent")
         else:
             lower = min(objective, self.pruned_min, open_min)
-        self.history.append({"time": wall, "objective": objective, "lower_bound": lower,
-                             "nodes": self.nodes})
+            if self.monitor.best_bound is not None:
+                lower = min(objective, max(lower, self.monitor.best_bound))
+        self.monitor.record({"time": wall, "objective": objective, "lower_bound": lower,
+                             "event": "end", "nodes": self.nodes, "queue_size": len(self.heap)},
+                            notify=False)
         message = "" if termination is Termination.OPTIMAL else \
             f"stopped by {termination.value}; {len(self.heap)} prefixes left open"
+        if self.message and termination is not Termination.OPTIMAL:
+            message = f"{message}; {self.message}"
         return certify(objective, lower, termination, solver=solver_name(self.params, "bnb"),
                        abs_tol=ABS_TOL, promote_proven=False, nodes=self.nodes,
                        iterations=self.nodes, wall_time=wall, seed=None,
-                       warm_start_objective=self.warm_obj, message=message, history=self.history,
+                       warm_start_objective=self.warm_obj, message=message,
+                       history=self.monitor.history,
                        stats={"queue_left": len(self.heap), "dominance_keys": len(self.dom),
                               "max_length": max_length, "program": self.params.program})
 
@@ -214,21 +246,31 @@ class _Search:
 def branch_and_bound(problem, program: str, w, C, C1=None, *, max_length: int | None = None,
                      time_limit: float | None = None, node_limit: int | None = None,
                      queue_limit: int = 5_000_000, incumbent=None, dominance: bool = True,
-                     history_every: int = 1000):
+                     memory_limit_mb: float | str | None = AUTO, callback=None,
+                     history_every: float = 1.0):
     """Certified optimum of Program 2.9 (``program="frl"``) or 5.1 (``"softfrl"``).
 
     Returns ``(FallingRuleList, Certificate)``.  ``max_length`` limits the number of rules
     (the optimum is then over lists of at most that many rules); ``incumbent`` (a
     FallingRuleList or antecedent-index prefix, e.g. the Monte-Carlo result) seeds the search.
-    ``time_limit`` must be > 0 seconds; ``node_limit`` counts expansions.
+    ``time_limit`` must be > 0 seconds; ``node_limit`` counts expansions (deterministic);
+    ``memory_limit_mb`` caps the resident memory (``"auto"``: the default cap of
+    :func:`rulecert.limits.resolve_memory_limit_mb`; ``None``: none) and ``queue_limit`` the
+    open prefixes, both ending the search with ``MEMORY_LIMIT``.  ``callback`` receives the
+    info dict of :mod:`rulecert.monitor` every ``history_every`` seconds and on every new
+    incumbent (returning True stops: ``INTERRUPTED``); Ctrl-C stops the search the same way.
     """
     params = make_params(program, w, C, C1)
     _check_limits(max_length, time_limit, node_limit, queue_limit)
+    memory_limit_mb = resolve_memory_limit_mb(memory_limit_mb)
     data = FallingData(problem)
-    deadline = Deadline(time_limit)
+    monitor = Monitor(solver_name(params, "bnb"), deadline=Deadline(time_limit),
+                      memory_limit_mb=memory_limit_mb, callback=callback,
+                      history_every=history_every)
     Kmax = data.M if max_length is None else min(int(max_length), data.M)
-    search = _Search(problem, params, data, Kmax, incumbent, dominance, history_every, deadline)
-    termination = search.run(node_limit, queue_limit)
+    with catch_interrupt():
+        search = _Search(problem, params, data, Kmax, incumbent, dominance, monitor)
+        termination = search.run(node_limit, queue_limit)
     cert = search.certificate(problem, termination, max_length)
     return model_of(problem, params, search.best_prefix), cert
 
