@@ -24,8 +24,9 @@ from __future__ import annotations
 
 import dataclasses
 
-from ...certificate import Certificate, Solution
-from ...limits import Deadline, check_time_limit
+from ...certificate import Certificate, Solution, Termination
+from ...limits import AUTO, DEFAULT_SEED, Deadline, check_time_limit, resolve_memory_limit_mb
+from ...monitor import catch_interrupt, interrupt_requested
 from ...models.falling import FallingRuleList
 from .bounds import prefix_bound
 from .bnb import branch_and_bound, frl_branch_and_bound, softfrl_branch_and_bound
@@ -51,9 +52,10 @@ class FallingSolution(Solution):
 
 def solve(problem, program: str = "frl", w: float = 7.0, C: float = 1e-6, C1=None, *,
           method: str = "both", iterations: int | None = None, prob_terminate: float = 0.01,
-          lam: float = 0.8, seed: int | None = 0, max_length: int | None = None,
+          lam: float = 0.8, seed: int | None = DEFAULT_SEED, max_length: int | None = None,
           time_limit: float | None = None, node_limit: int | None = None,
-          deadline: Deadline | None = None) -> FallingSolution:
+          deadline: Deadline | None = None, memory_limit_mb: float | str | None = AUTO,
+          callback=None, history_every: float = 1.0) -> FallingSolution:
     """A falling (``program="frl"``) or softly falling (``"softfrl"``, needs ``C1``) rule list.
 
     ``method="monte_carlo"`` runs :func:`monte_carlo` (``iterations``, ``prob_terminate``,
@@ -61,6 +63,12 @@ def solve(problem, program: str = "frl", w: float = 7.0, C: float = 1e-6, C1=Non
     ``node_limit``); ``"both"`` runs the Monte-Carlo search and seeds the exact search with its
     list.  ``time_limit`` (seconds, > 0) bounds the whole call, each search getting what
     remains; a caller whose fit started earlier passes its own started ``deadline`` instead.
+    ``iterations`` and ``node_limit`` are the deterministic limits (with the same ``seed`` the
+    same list comes back).  ``memory_limit_mb`` (``"auto"``: the default cap, ``None``: none)
+    caps both searches; ``callback`` gets the info dict of :mod:`rulecert.monitor` from both
+    (returning True stops).  Ctrl-C during the Monte-Carlo search returns its best list
+    (termination INTERRUPTED) without starting the exact search; during the exact search, the
+    incumbent with the bound proven so far.
     Returns a :class:`FallingSolution` (unpacks as ``(FallingRuleList, Certificate)``).
     """
     if method not in METHODS:
@@ -69,17 +77,25 @@ def solve(problem, program: str = "frl", w: float = 7.0, C: float = 1e-6, C1=Non
         deadline = Deadline(check_time_limit(time_limit, "time_limit", allow_zero=False))
     elif time_limit is not None:
         raise ValueError("give time_limit or a started deadline, not both")
+    memory_limit_mb = resolve_memory_limit_mb(memory_limit_mb)
+    watch = dict(memory_limit_mb=memory_limit_mb, callback=callback, history_every=history_every)
     model = mc_cert = cert = None
-    if method in ("monte_carlo", "both"):
-        model, mc_cert = monte_carlo(problem, program, w, C, C1, iterations=iterations,
-                                     prob_terminate=prob_terminate, lam=lam, seed=seed,
-                                     time_limit=deadline.remaining())
-        cert = mc_cert
-    if method in ("exact", "both"):
-        model, cert = branch_and_bound(problem, program, w, C, C1, max_length=max_length,
-                                       time_limit=deadline.remaining(), node_limit=node_limit,
-                                       incumbent=model)
+    with catch_interrupt():
+        if method in ("monte_carlo", "both"):
+            model, mc_cert = monte_carlo(problem, program, w, C, C1, iterations=iterations,
+                                         prob_terminate=prob_terminate, lam=lam, seed=seed,
+                                         time_limit=deadline.remaining(), **watch)
+            cert = mc_cert
+        if method == "exact" or method == "both" and not _stopped_by_user(mc_cert):
+            model, cert = branch_and_bound(problem, program, w, C, C1, max_length=max_length,
+                                           time_limit=deadline.remaining(),
+                                           node_limit=node_limit, incumbent=model, **watch)
     return FallingSolution(model, cert, mc_cert)
+
+
+def _stopped_by_user(cert) -> bool:
+    """Ctrl-C or the callback stopped this search: the next one must not start."""
+    return interrupt_requested() or cert.termination is Termination.INTERRUPTED
 
 
 __all__ = ["solve", "FallingSolution", "METHODS", "prefix_bound",

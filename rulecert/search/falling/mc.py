@@ -25,7 +25,9 @@ import numba
 import numpy as np
 
 from ...certificate import Certificate, Termination, certify
-from ...limits import Deadline, check_count_limit, check_time_limit
+from ...limits import (AUTO, DEFAULT_SEED, Deadline, check_count_limit, check_time_limit,
+                       resolve_memory_limit_mb)
+from ...monitor import Monitor, catch_interrupt
 from ...models.falling import make_params
 from .bounds import FallingData, check_incumbent, exact_objective, model_of, root_tail, solver_name
 from .bounds import popcount64 as _popcount
@@ -215,8 +217,8 @@ class _Trace:
     prefix: tuple[int, ...] = ()
     best_by_iteration: list = dataclasses.field(default_factory=list)
     time_by_iteration: list = dataclasses.field(default_factory=list)
-    history: list = dataclasses.field(default_factory=list)
     termination: Termination = Termination.ITERATION_LIMIT
+    message: str = ""
     done: int = 0
 
 
@@ -233,44 +235,60 @@ def _check_options(program, iterations, prob_terminate, lam, time_limit):
     return iterations
 
 
-def _iterate(data, params, iterations, prob_terminate, lam, rng, deadline, root_bound) -> _Trace:
-    """Run the iterations (one list each) until ``iterations`` or the deadline."""
+def _iterate(data, params, iterations, prob_terminate, lam, rng, monitor: Monitor,
+             root_bound) -> _Trace:
+    """Run the iterations (one list each) until ``iterations`` or the monitor stops them
+    (deadline, Ctrl-C, callback, memory); the monitor samples the best value so far."""
     soft = params.program == "softfrl"
     out = np.empty(max(data.M, 1), dtype=np.int64)
     n_draws = 2 * data.M + 4
     tr = _Trace()
-    for t in range(iterations):
-        if deadline.expired():
-            tr.termination = Termination.TIME_LIMIT
-            break
-        u = rng.random(n_draws)
-        length, value = _build_list(soft, data.capP, data.capN, data.allP, data.allN, data.n,
-                                    params.w, params.C, params.C1, float(lam),
-                                    float(prob_terminate), tr.value, u, out)
-        tr.done += 1
-        if value < tr.value:
-            tr.value = float(value)
-            tr.prefix = tuple(int(a) for a in out[:length])
-            tr.history.append({"time": deadline.elapsed(), "iteration": t + 1,
-                               "objective": tr.value, "lower_bound": root_bound})
-        tr.best_by_iteration.append(tr.value)
-        tr.time_by_iteration.append(deadline.elapsed())
+    deadline = monitor.deadline
+
+    def sample(event="periodic"):
+        if event != "periodic" or monitor.due():
+            monitor.record({"time": deadline.elapsed(), "objective": tr.value, "lower_bound":
+                            root_bound, "event": event, "iterations": tr.done})
+
+    try:
+        for t in range(iterations):
+            stop = monitor.should_stop()
+            if stop is not None:
+                tr.termination, tr.message = stop
+                break
+            u = rng.random(n_draws)
+            length, value = _build_list(soft, data.capP, data.capN, data.allP, data.allN, data.n,
+                                        params.w, params.C, params.C1, float(lam),
+                                        float(prob_terminate), tr.value, u, out)
+            tr.done += 1
+            if value < tr.value:
+                tr.value = float(value)
+                tr.prefix = tuple(int(a) for a in out[:length])
+                sample("incumbent")
+            else:
+                sample()
+            tr.best_by_iteration.append(tr.value)
+            tr.time_by_iteration.append(deadline.elapsed())
+    except KeyboardInterrupt:  # not under catch_interrupt (another thread): still a result
+        tr.termination, tr.message = (Termination.INTERRUPTED,
+                                      "interrupted by the user (KeyboardInterrupt)")
     return tr
 
 
 def _certificate(problem, data, params, tr: _Trace, root_bound, wall, seed, prob_terminate,
-                 lam) -> Certificate:
+                 lam, history) -> Certificate:
     """The empty-prefix bound certifies the list only when it meets its objective (promoted)."""
     objective = exact_objective(problem, params, tr.prefix)
     check_incumbent(tr.value, objective, "Monte-Carlo value")
     lower = min(root_bound, objective)
     if not data.captures_something:
         lower = objective  # the else-only list is the only compatible list
+    message = "Monte-Carlo search: no optimality proof beyond the empty-prefix bound"
+    if tr.message:
+        message = f"{message}; {tr.message}"
     return certify(objective, lower, tr.termination, solver=solver_name(params, "monte-carlo"),
                    abs_tol=1e-9, promote_proven=True, iterations=tr.done, wall_time=wall,
-                   seed=seed,
-                   message="Monte-Carlo search: no optimality proof beyond the empty-prefix bound",
-                   history=tr.history,
+                   seed=seed, message=message, history=history,
                    stats={"best_by_iteration": tr.best_by_iteration,
                           "time_by_iteration": tr.time_by_iteration, "iterations": tr.done,
                           "program": params.program, "prob_terminate": float(prob_terminate),
@@ -278,27 +296,41 @@ def _certificate(problem, data, params, tr: _Trace, root_bound, wall, seed, prob
 
 
 def monte_carlo(problem, program: str, w, C, C1=None, *, iterations: int | None = None,
-                prob_terminate: float = 0.01, lam: float = 0.8, seed: int | None = 0,
-                time_limit: float | None = None):
+                prob_terminate: float = 0.01, lam: float = 0.8, seed: int | None = DEFAULT_SEED,
+                time_limit: float | None = None, memory_limit_mb: float | str | None = AUTO,
+                callback=None, history_every: float = 1.0):
     """Algorithm FRL (``program="frl"``) or softFRL (``"softfrl"``).
 
     Returns ``(FallingRuleList, Certificate)``.  ``iterations`` defaults to 3000 (FRL) and
     6000 (softFRL) as the authors' experiments.  The certificate holds the trace of the best
     objective by iteration (``stats["best_by_iteration"]``, ``stats["time_by_iteration"]``)
-    and a history entry for each improvement.  Its lower bound is the prefix bound of the
+    and a history entry for each improvement and every ``history_every`` seconds (objective
+    non-increasing).  Its lower bound is the prefix bound of the
     empty prefix (a valid bound on every list), so a Monte-Carlo run is called optimal only
-    when that bound already meets the objective.  ``time_limit`` must be > 0 seconds.
+    when that bound already meets the objective.  ``time_limit`` must be > 0 seconds;
+    ``iterations`` is the deterministic limit (the same ``seed`` and ``iterations`` give the
+    same list).  Ctrl-C or a ``callback`` returning True stops the iterations (INTERRUPTED)
+    with the best list so far; ``memory_limit_mb`` as for the exact search.
     """
     params = make_params(program, w, C, C1)
     iterations = _check_options(program, iterations, prob_terminate, lam, time_limit)
+    memory_limit_mb = resolve_memory_limit_mb(memory_limit_mb)
     data = FallingData(problem)
     rng = np.random.default_rng(seed)
-    deadline = Deadline(time_limit)
+    monitor = Monitor(solver_name(params, "monte-carlo"), deadline=Deadline(time_limit),
+                      memory_limit_mb=memory_limit_mb, callback=callback,
+                      history_every=history_every)
     ext0, stop0 = root_tail(params, data.n, data.NP, data.NN)
     root_bound = min(ext0, stop0)
-    tr = _iterate(data, params, iterations, prob_terminate, lam, rng, deadline, root_bound)
-    cert = _certificate(problem, data, params, tr, root_bound, deadline.elapsed(), seed,
-                        prob_terminate, lam)
+    with catch_interrupt():
+        tr = _iterate(data, params, iterations, prob_terminate, lam, rng, monitor, root_bound)
+    if not tr.done:     # stopped before the first list: the else clause alone
+        tr.value = exact_objective(problem, params, ())
+    monitor.record({"time": monitor.deadline.elapsed(), "objective": tr.value,
+                    "lower_bound": root_bound, "event": "end", "iterations": tr.done},
+                   notify=False)
+    cert = _certificate(problem, data, params, tr, root_bound, monitor.deadline.elapsed(), seed,
+                        prob_terminate, lam, monitor.history)
     return model_of(problem, params, tr.prefix), cert
 
 
