@@ -13,7 +13,9 @@ the same words everywhere:
 * :func:`resolve_memory_limit_mb` -- the default memory cap (``"auto"``: a fraction of the
   memory this machine or container has), a number of MB, or ``None`` for no cap;
 * :data:`DEFAULT_SEED` -- the seed every randomized learner uses unless told otherwise, so the
-  same command on the same data gives the same model.
+  same command on the same data gives the same model;
+* ``DEFAULT_*`` -- the other defaults the command line and the estimators share (time and
+  memory limits, antecedent mining, the MIP backend), stated once in the README.
 
 :class:`Deadline` is the clock of one fit (DESIGN rule 6, "one deadline per fit"):
 ``time_limit`` bounds the whole fit and each phase asks it for what remains
@@ -35,6 +37,23 @@ DEFAULT_MEMORY_FRACTION = 0.5
 """The default memory cap (``memory_limit_mb="auto"``), as a fraction of the machine's memory."""
 
 AUTO = "auto"
+
+# ---- the defaults the command line and the estimators share (README: "Limits and defaults") --
+DEFAULT_TIME_LIMIT = None
+"""No wall-clock limit: runs end by optimality, a deterministic limit, Ctrl-C or the memory cap."""
+DEFAULT_MEMORY_LIMIT_MB = AUTO
+"""Every search that grows a queue or a model in memory stops cleanly at the default cap."""
+DEFAULT_MAX_CARD = 2
+"""Longest conjunction mined for the rule-list learners (CORELS, the command line)."""
+DEFAULT_MIP_MAX_CARD = 1
+"""Longest conjunction mined by ``RuleListMIPClassifier`` (the MIP grows with the antecedents)."""
+DEFAULT_MIN_SUPPORT = 0.01
+"""Antecedent support must lie in [s, 1 - s]."""
+DEFAULT_MIP_BACKEND = "highs"
+"""The rule-list MIP's solver: HiGHS is deterministic (same model on every run) and takes any
+sample weights; ``"cpsat"`` is often faster (one worker for reproducible runs)."""
+DEFAULT_HISTORY_EVERY = 1.0
+"""Seconds between two periodic samples of a certificate's history."""
 
 MIN_PHASE_SECONDS = 1e-3
 """The least time a phase is given when a deadline is close: solvers treat a limit of 0 as

@@ -13,17 +13,26 @@ SUBCOMMANDS = ["corels", "crosscheck", "frl", "brcg", "rashomon"]
 def build_parser() -> argparse.ArgumentParser:
     from .._version import __version__
     from ._plot import add_plot_argument
-    from ._run import add_run_arguments
+    from ._run import add_run_arguments, shared_defaults
     parser = argparse.ArgumentParser(
         prog="rulecert", description="Interpretable rule models with optimality certificates.")
     parser.add_argument("--version", action="version", version=f"rulecert {__version__}")
     add_run_arguments(parser, top=True)
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    shared = shared_defaults()
     for name in SUBCOMMANDS:
         importlib.import_module(f"{__name__}.{name}").add_parser(sub)
-        add_plot_argument(sub.choices[name])
-        add_run_arguments(sub.choices[name])
+        p = sub.choices[name]
+        add_plot_argument(p)
+        add_run_arguments(p)
+        p.set_defaults(**{k: v for k, v in shared.items()
+                          if any(a.dest == k for a in p._actions)})
     return parser
+
+
+def _one_line_warning(message, category, filename, lineno, file=None, line=None):
+    """Warnings on the command line: one line, no source line."""
+    print(f"rulecert: warning: {message}", file=file or sys.stderr, flush=True)
 
 
 def main(argv=None) -> int:
@@ -32,8 +41,12 @@ def main(argv=None) -> int:
     if args.verbose:
         logging.basicConfig(level=logging.INFO, stream=sys.stderr,
                             format="%(asctime)s %(name)s %(message)s")
+    import warnings
+    showwarning = warnings.showwarning
+    warnings.showwarning = _one_line_warning
     try:
         from ._plot import check_plot_path
+        from ._run import EXIT_INTERRUPTED
         from ..monitor import catch_interrupt
         check_plot_path(args)
         with catch_interrupt():
@@ -41,6 +54,11 @@ def main(argv=None) -> int:
     except (ValueError, FileNotFoundError) as exc:
         print(f"rulecert {args.command}: error: {exc}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:       # a second Ctrl-C: abort without a result
+        print(f"rulecert {args.command}: aborted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    finally:
+        warnings.showwarning = showwarning
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -2,12 +2,11 @@
 from __future__ import annotations
 
 import json
-import sys
-import time
 
 
 def add_parser(sub) -> None:
     from ._data import add_data_arguments
+    from ._run import add_memory_argument
     p = sub.add_parser("corels", help="certifiably optimal rule list (CORELS branch-and-bound)")
     add_data_arguments(p)
     p.add_argument("--c", type=float, default=0.01, help="penalty per rule (default 0.01)")
@@ -15,29 +14,11 @@ def add_parser(sub) -> None:
                    choices=["lower_bound", "bfs", "dfs", "objective", "curiosity"])
     p.add_argument("--max-length", type=int, default=None, help="longest prefix searched")
     p.add_argument("--time-limit", type=float, default=None, help="seconds for the whole search")
-    p.add_argument("--node-limit", type=int, default=None, help="node expansions")
-    p.add_argument("--memory-limit-mb", type=float, default=None, help="stop cleanly above this RSS")
+    p.add_argument("--node-limit", type=int, default=None,
+                   help="node expansions (deterministic: the same run every time)")
+    add_memory_argument(p)
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=run)
-
-
-class _Progress:
-    """Writes a progress line to stderr every few seconds once a run is long."""
-
-    def __init__(self, enabled: bool, every: float = 5.0):
-        self.enabled, self.every = enabled, every
-        self.t0 = time.perf_counter()
-        self.last = self.t0
-
-    def __call__(self, info) -> bool:
-        now = time.perf_counter()
-        if self.enabled and now - self.last >= self.every:
-            self.last = now
-            keys = ("nodes_expanded", "objective", "lower_bound", "queue_size")
-            parts = [f"{k}={info[k]:.6g}" if isinstance(info.get(k), float) else f"{k}={info.get(k)}"
-                     for k in keys if k in info]
-            print(f"[{now - self.t0:7.1f}s] " + " ".join(parts), file=sys.stderr, flush=True)
-        return False
 
 
 def result_dict(rule_list, cert, problem, c) -> dict:
@@ -59,19 +40,19 @@ def run(args) -> int:
     from ..search.corels import corels
     from ._data import load_problem
     from ._plot import write_plot
+    from ._run import exit_code, progress
     problem, desc = load_problem(args)
-    progress = _Progress(enabled=not args.quiet)
     rule_list, cert = corels(problem, args.c, policy=args.policy, max_length=args.max_length,
                              time_limit=args.time_limit, node_limit=args.node_limit,
-                             memory_limit_mb=args.memory_limit_mb, callback=progress)
+                             memory_limit_mb=args.memory_limit_mb, callback=progress(args))
     res = result_dict(rule_list, cert, problem, args.c)
     write_plot(args, [cert])
     if args.json:
         print(json.dumps(res, default=str))
-        return 0
+        return exit_code(cert)
     print(f"data: {desc}")
     print(f"{problem.n_samples} samples, {problem.n_antecedents} antecedents, c = {args.c}\n")
     print(rule_list.to_text(probabilities=True))
     print(f"\nmistakes: {res['mistakes']} / {problem.n_samples}, rules: {rule_list.n_rules}")
     print(cert.summary())
-    return 0
+    return exit_code(cert)

@@ -6,6 +6,7 @@ import json
 
 def add_parser(sub) -> None:
     from ._data import add_data_arguments
+    from ._run import add_memory_argument
     p = sub.add_parser("frl", help="falling / softly falling rule list (Monte-Carlo and exact search)")
     add_data_arguments(p)
     p.add_argument("--w", type=float, default=7.0, help="positive-class weight (threshold 1/(1+w))")
@@ -14,11 +15,13 @@ def add_parser(sub) -> None:
     p.add_argument("--C1", type=float, default=0.5, help="softness penalty (with --soft)")
     p.add_argument("--method", choices=["both", "monte_carlo", "exact"], default="both")
     p.add_argument("--iterations", type=int, default=None,
-                   help="Monte-Carlo iterations (default 3000, softFRL 6000)")
-    p.add_argument("--seed", type=int, default=0)
+                   help="Monte-Carlo iterations (default 3000, softFRL 6000; deterministic)")
+    p.add_argument("--seed", type=int, default=0, help="Monte-Carlo seed (default 0)")
     p.add_argument("--max-length", type=int, default=None, help="most rules (exact search)")
     p.add_argument("--time-limit", type=float, default=None, help="seconds for the whole run")
-    p.add_argument("--node-limit", type=int, default=None, help="exact-search expansions")
+    p.add_argument("--node-limit", type=int, default=None,
+                   help="exact-search expansions (deterministic)")
+    add_memory_argument(p)
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=run)
 
@@ -27,12 +30,14 @@ def run(args) -> int:
     from ..search.falling import solve
     from ._data import load_problem
     from ._plot import write_plot
+    from ._run import exit_code, progress
     problem, desc = load_problem(args)
     prog = "softfrl" if args.soft else "frl"
     C1 = args.C1 if args.soft else None
     sol = solve(problem, prog, args.w, args.C, C1, method=args.method, iterations=args.iterations,
                 seed=args.seed, max_length=args.max_length, time_limit=args.time_limit,
-                node_limit=args.node_limit)
+                node_limit=args.node_limit, memory_limit_mb=args.memory_limit_mb,
+                callback=progress(args))
     model, cert, mc_cert = sol.model, sol.certificate, sol.monte_carlo_certificate
     if mc_cert is not None and mc_cert is not cert:
         write_plot(args, [mc_cert, cert], ["Monte-Carlo", "branch-and-bound"])
@@ -47,7 +52,7 @@ def run(args) -> int:
             d["stats"] = {k: v for k, v in d["stats"].items() if not isinstance(v, list)}
             d["history"] = d["history"][-20:]
         print(json.dumps(out, default=str))
-        return 0
+        return exit_code(cert, mc_cert)
     print(f"data: {desc}")
     print(f"{problem.n_samples} samples, {problem.n_antecedents} antecedents, w = {args.w}, "
           f"C = {args.C}" + (f", C1 = {args.C1}" if args.soft else "") + "\n")
@@ -55,4 +60,4 @@ def run(args) -> int:
     if mc_cert is not None and mc_cert is not cert:
         print(f"\nMonte-Carlo objective: {mc_cert.objective:.10f} ({mc_cert.wall_time:.2f} s)")
     print(cert.summary())
-    return 0
+    return exit_code(cert, mc_cert)

@@ -6,6 +6,7 @@ import json
 
 def add_parser(sub) -> None:
     from ._data import add_data_arguments
+    from ._run import add_memory_argument
     p = sub.add_parser("rashomon", help="the Rashomon set: every rule list within epsilon of the "
                                         "optimum, with ambiguity, discrepancy and feature usage")
     add_data_arguments(p)
@@ -17,9 +18,9 @@ def add_parser(sub) -> None:
     p.add_argument("--policy", default="dfs", choices=["dfs", "bfs", "lower_bound"])
     p.add_argument("--max-models", type=int, default=1_000_000, help="stop past this many lists")
     p.add_argument("--time-limit", type=float, default=None, help="seconds for the whole run")
-    p.add_argument("--node-limit", type=int, default=None, help="prefixes expanded")
-    p.add_argument("--memory-limit-mb", type=float, default=None,
-                   help="stop cleanly above this resident memory")
+    p.add_argument("--node-limit", type=int, default=None,
+                   help="prefixes expanded (deterministic)")
+    add_memory_argument(p)
     p.add_argument("--top", type=int, default=5, help="lists printed")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=run)
@@ -28,13 +29,15 @@ def add_parser(sub) -> None:
 def run(args) -> int:
     from ..search.corels import rashomon_set
     from ._data import load_problem
+    from ._run import exit_code, progress
     if args.epsilon is None and args.threshold is None:
         args.epsilon = 0.01
     problem, desc = load_problem(args)
     rs = rashomon_set(problem, args.c, epsilon=args.epsilon if args.threshold is None else None,
                       threshold=args.threshold, max_length=args.max_length, policy=args.policy,
                       max_models=args.max_models, time_limit=args.time_limit,
-                      node_limit=args.node_limit, memory_limit_mb=args.memory_limit_mb)
+                      node_limit=args.node_limit, memory_limit_mb=args.memory_limit_mb,
+                      callback=progress(args))
     if args.plot:       # the set's objectives and its feature usage, side by side
         import matplotlib.pyplot as plt
         from .. import plotting
@@ -50,11 +53,11 @@ def run(args) -> int:
                "lists": [{"objective": float(o), "antecedents": [rs.antecedent_names[a] for a in p]}
                          for p, o in zip(rs.prefixes[:args.top], rs.objectives[:args.top])]}
         print(json.dumps(out, default=str))
-        return 0
+        return exit_code(rs.certificate, rs.certificate.optimum_certificate)
     print(f"data: {desc}")
     print(f"{problem.n_samples} samples, {problem.n_antecedents} antecedents, c = {args.c}\n")
     print(rs.summary(problem, top=args.top))
     if usage:
         print("feature usage (share of the lists): "
               + ", ".join(f"{f} {v:.0%}" for f, v in list(usage.items())[:10]))
-    return 0
+    return exit_code(rs.certificate, rs.certificate.optimum_certificate)
