@@ -6,16 +6,49 @@ features when its ``binarizer`` parameter holds a transformer (cloned and fitted
 ``fit``).  Labels may be any two classes; ``classes_[1]`` is the positive class (label 1
 of the underlying solvers).  Non-binary X without a binarizer, NaN, one class only and
 more than two classes raise ``ValueError`` before any solver runs.
+
+Every ``fit`` runs under :func:`rulecert.monitor.catch_interrupt`: Ctrl-C stops the solver
+cleanly and the estimator ends fitted with the best model found, its certificate saying
+``interrupted``, and a :class:`FitInterruptedWarning`.  ``verbose=True`` prints progress
+lines on stderr and ``callback`` receives the solver's info dict
+(:func:`rulecert.monitor.progress_callback`); ``memory_limit_mb="auto"`` is the default cap.
 """
 from __future__ import annotations
 
+import inspect
+import warnings
+from numbers import Real
+
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
+from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets, type_of_target
 from sklearn.utils.validation import (_check_sample_weight, check_is_fitted, column_or_1d,
                                       has_fit_parameter, validate_data)
 
 from ..checks import check_binary_matrix
+from ..limits import AUTO
+
+WATCH_CONSTRAINTS = {
+    "memory_limit_mb": [None, Interval(Real, 0, None, closed="neither"), StrOptions({AUTO})],
+    "verbose": ["verbose"],
+    "callback": [None, callable],
+}
+"""Parameter constraints of ``memory_limit_mb``, ``verbose`` and ``callback`` (every estimator)."""
+
+
+class FitInterruptedWarning(UserWarning):
+    """A fit was stopped by Ctrl-C or by its callback: the estimator holds the best model found
+    (its ``certificate_`` says ``interrupted``, with the proven bound and the gap)."""
+
+
+def solver_kwargs(func, names=(), **kwargs) -> dict:
+    """The keyword arguments ``func`` accepts (by its signature, or ``names``: e.g. the fields
+    of an options dataclass): lets an estimator pass the run-watching keywords
+    (``callback``, ``memory_limit_mb``) to every solver, also one that does not take them yet."""
+    params = inspect.signature(func).parameters
+    return {k: v for k, v in kwargs.items()
+            if k in names or (k in params and params[k].kind is not inspect.Parameter.VAR_KEYWORD)}
 
 
 class BinaryRuleClassifier(ClassifierMixin, BaseEstimator):
@@ -101,6 +134,23 @@ class BinaryRuleClassifier(ClassifierMixin, BaseEstimator):
         check_is_fitted(self)
         Xb, _ = self._binary_features(X, reset=False)
         return Xb
+
+    # ---- watching the fit ------------------------------------------------------------------
+    def _callback(self):
+        """The solver's callback: progress lines when ``verbose``, chained to ``callback``."""
+        from ..monitor import progress_callback
+        return progress_callback(getattr(self, "verbose", False), getattr(self, "callback", None))
+
+    def _warn_if_interrupted(self, *certificates) -> None:
+        """A :class:`FitInterruptedWarning` when a certificate of this fit says interrupted."""
+        from ..certificate import Termination
+        for cert in certificates:
+            if cert is not None and cert.termination is Termination.INTERRUPTED:
+                warnings.warn(f"{type(self).__name__}.fit was interrupted ({cert.message or 'Ctrl-C'}):"
+                              f" the estimator holds the best model found, objective "
+                              f"{cert.objective}, proven bound {cert.lower_bound}",
+                              FitInterruptedWarning, stacklevel=3)
+                return
 
     # ---- prediction from a 0/1 model --------------------------------------------------------
     def _predict01(self, Xb) -> np.ndarray:  # pragma: no cover - abstract

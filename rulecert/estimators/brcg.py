@@ -9,9 +9,9 @@ import numpy as np
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 
-from ..limits import Deadline, check_time_limit
+from ..limits import DEFAULT_MEMORY_LIMIT_MB, DEFAULT_SEED, DEFAULT_TIME_LIMIT, Deadline, check_time_limit
 from ..models.ruleset import check_complexity_bound
-from ._base import BinaryRuleClassifier
+from ._base import WATCH_CONSTRAINTS, BinaryRuleClassifier, solver_kwargs
 
 
 class BooleanRuleCGClassifier(BinaryRuleClassifier):
@@ -67,7 +67,13 @@ class BooleanRuleCGClassifier(BinaryRuleClassifier):
         second pass over all clauses generated for every C.  Use it to walk a grid of
         ``complexity_bound`` values on one training set.
     random_state : int, RandomState or None
-        Seeds sampling and the solvers.
+        Seeds sampling and the solvers (default 0: the same fit on the same data gives the same
+        rule set; None draws a fresh seed).
+    memory_limit_mb : float, "auto" or None
+        Cap on the resident memory (column pools, the restricted IP); ``"auto"``: the default.
+    verbose, callback : progress lines on stderr / the solver's info dicts (returning True
+        stops); Ctrl-C ends the fit with the best rule set found and a
+        :class:`~rulecert.estimators.FitInterruptedWarning`.
     binarizer : transformer or None
 
     Attributes
@@ -103,15 +109,18 @@ class BooleanRuleCGClassifier(BinaryRuleClassifier):
         "warm_start": ["boolean"],
         "random_state": ["random_state"],
         "binarizer": [None, HasMethods(["fit", "transform"])],
+        **WATCH_CONSTRAINTS,
     }
 
     def __init__(self, complexity_bound=30, *, max_clause_length=None, empty_clause=False,
                  form="dnf", fn_weight=1.0,
-                 clause_penalty=0.0, literal_penalty=0.0, pricing="auto", time_limit=None,
+                 clause_penalty=0.0, literal_penalty=0.0, pricing="auto",
+                 time_limit=DEFAULT_TIME_LIMIT,
                  pricing_time_limit=30.0, max_iter=None, bnb_node_limit=None,
                  pricing_deterministic_time=None, columns_per_iter=50, beam_width=5,
                  close_gap=True, sample_rows=2000, max_nonzeros=100_000, workers=1, warm_start=False,
-                 random_state=None, binarizer=None):
+                 random_state=DEFAULT_SEED, binarizer=None,
+                 memory_limit_mb=DEFAULT_MEMORY_LIMIT_MB, verbose=False, callback=None):
         self.complexity_bound = complexity_bound
         self.max_clause_length = max_clause_length
         self.empty_clause = empty_clause
@@ -134,6 +143,9 @@ class BooleanRuleCGClassifier(BinaryRuleClassifier):
         self.warm_start = warm_start
         self.random_state = random_state
         self.binarizer = binarizer
+        self.memory_limit_mb = memory_limit_mb
+        self.verbose = verbose
+        self.callback = callback
 
     def _options(self, seed: int, complexity_bound, time_limit):
         from ..mipmodels.colgen import ColGenOptions
@@ -166,9 +178,12 @@ class BooleanRuleCGClassifier(BinaryRuleClassifier):
                 and getattr(self, "_pool_key", None) == (tuple(names), self.form)):
             init_clauses, init_solution = self.columns_, self._solution_clauses
         # binarizing and validating count against the limit
-        self._set_fit(self._colgen(Xb, y01, sw, names, self.complexity_bound,
-                                   deadline.remaining(), seed, init_clauses, init_solution),
-                      names)
+        from ..monitor import catch_interrupt
+        with catch_interrupt():
+            self._set_fit(self._colgen(Xb, y01, sw, names, self.complexity_bound,
+                                       deadline.remaining(), seed, init_clauses, init_solution),
+                          names)
+        self._warn_if_interrupted(self.certificate_)
         return self
 
     def _prepare_binary_fit(self, X, y, sample_weight):
@@ -197,8 +212,16 @@ class BooleanRuleCGClassifier(BinaryRuleClassifier):
         opts = self._options(seed, complexity_bound, deadline.remaining())
         opts.initial_clauses = initial_clauses
         opts.initial_solution = initial_solution
-        sol = solve(problem, opts)
+        sol = solve(problem, opts, **self._watch_kwargs(solve, type(opts)))
         return sol.model, sol.certificate, sol.column_pool, sol.solution_clauses
+
+    def _watch_kwargs(self, solve, options_type) -> dict:
+        """``callback`` and ``memory_limit_mb`` for column generation (when it takes them:
+        as keywords of ``solve`` or fields of its options)."""
+        import dataclasses
+        fields = {f.name for f in dataclasses.fields(options_type)}
+        return solver_kwargs(solve, fields, memory_limit_mb=self.memory_limit_mb,
+                             callback=self._callback())
 
     def _set_fit(self, result, names):
         ruleset, cert, pool, solution = result
@@ -305,7 +328,8 @@ class BooleanRuleCGCV(BooleanRuleCGClassifier):
                  literal_penalty=0.0, pricing="auto", time_limit=None, pricing_time_limit=30.0,
                  max_iter=None, bnb_node_limit=None, pricing_deterministic_time=None,
                  columns_per_iter=50, beam_width=5, close_gap=True, sample_rows=2000,
-                 max_nonzeros=100_000, workers=1, random_state=None, binarizer=None):
+                 max_nonzeros=100_000, workers=1, random_state=DEFAULT_SEED, binarizer=None,
+                 memory_limit_mb=DEFAULT_MEMORY_LIMIT_MB, verbose=False, callback=None):
         self.complexity_bounds = complexity_bounds
         self.cv = cv
         self.selection = selection
@@ -329,6 +353,9 @@ class BooleanRuleCGCV(BooleanRuleCGClassifier):
         self.workers = workers
         self.random_state = random_state
         self.binarizer = binarizer
+        self.memory_limit_mb = memory_limit_mb
+        self.verbose = verbose
+        self.callback = callback
 
     def _grid(self) -> list[float]:
         try:
@@ -344,6 +371,13 @@ class BooleanRuleCGCV(BooleanRuleCGClassifier):
         return [int(c) if c == int(c) else c for c in grid]
 
     def fit(self, X, y, sample_weight=None):
+        from ..monitor import catch_interrupt
+        with catch_interrupt():     # Ctrl-C: every remaining fit returns at once
+            self._fit_path(X, y, sample_weight)
+        self._warn_if_interrupted(self.certificate_)
+        return self
+
+    def _fit_path(self, X, y, sample_weight):
         from sklearn.model_selection import StratifiedKFold, check_cv
         t_start = time.perf_counter()
         self._validate_params()

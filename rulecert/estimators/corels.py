@@ -6,7 +6,9 @@ from numbers import Integral, Real
 import numpy as np
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 
-from ._base import BinaryRuleClassifier
+from ..limits import (DEFAULT_MAX_CARD, DEFAULT_MEMORY_LIMIT_MB, DEFAULT_MIN_SUPPORT,
+                      DEFAULT_TIME_LIMIT)
+from ._base import WATCH_CONSTRAINTS, BinaryRuleClassifier
 
 POLICIES = ("bfs", "dfs", "lower_bound", "objective", "curiosity")
 
@@ -27,8 +29,14 @@ class CorelsClassifier(BinaryRuleClassifier):
     policy : {"lower_bound", "bfs", "dfs", "objective", "curiosity"}
     max_length : int or None
         Longest prefix searched (None: unrestricted; the certificate says which case holds).
-    time_limit, node_limit, memory_limit_mb : limits; a limit-stopped fit keeps the incumbent
-        and reports its proven bound and gap in ``certificate_``.
+    time_limit, node_limit, memory_limit_mb : limits (``memory_limit_mb="auto"``: the default
+        cap, ``None``: none); a limit-stopped fit keeps the incumbent and reports its proven
+        bound and gap in ``certificate_``.  Ctrl-C does the same (with a
+        :class:`~rulecert.estimators.FitInterruptedWarning`).
+    verbose : bool
+        Progress lines on stderr during long fits.
+    callback : callable or None
+        Receives the search's info dict (:mod:`rulecert.monitor`); returning True stops it.
     binarizer : transformer or None
         Fitted (cloned) inside ``fit`` to turn raw features into binary literals.
 
@@ -50,13 +58,15 @@ class CorelsClassifier(BinaryRuleClassifier):
         "max_length": [None, Interval(Integral, 0, None, closed="left")],
         "time_limit": [None, Interval(Real, 0, None, closed="neither")],
         "node_limit": [None, Interval(Integral, 1, None, closed="left")],
-        "memory_limit_mb": [None, Interval(Real, 0, None, closed="neither")],
         "binarizer": [None, HasMethods(["fit", "transform"])],
+        **WATCH_CONSTRAINTS,
     }
 
-    def __init__(self, c=0.01, *, max_card=2, min_support=0.01, negations=True,
-                 policy="lower_bound", max_length=None, time_limit=None, node_limit=None,
-                 memory_limit_mb=None, binarizer=None):
+    def __init__(self, c=0.01, *, max_card=DEFAULT_MAX_CARD, min_support=DEFAULT_MIN_SUPPORT,
+                 negations=True, policy="lower_bound", max_length=None,
+                 time_limit=DEFAULT_TIME_LIMIT, node_limit=None,
+                 memory_limit_mb=DEFAULT_MEMORY_LIMIT_MB, binarizer=None, verbose=False,
+                 callback=None):
         self.c = c
         self.max_card = max_card
         self.min_support = min_support
@@ -67,10 +77,13 @@ class CorelsClassifier(BinaryRuleClassifier):
         self.node_limit = node_limit
         self.memory_limit_mb = memory_limit_mb
         self.binarizer = binarizer
+        self.verbose = verbose
+        self.callback = callback
 
     def fit(self, X, y):
         from ..mining.antecedents import mine_antecedents
         from ..models.rulelist import rule_list_from_prefix
+        from ..monitor import catch_interrupt
         from ..search.corels import corels
 
         self._validate_params()
@@ -78,15 +91,19 @@ class CorelsClassifier(BinaryRuleClassifier):
         aset = mine_antecedents(Xb, names, max_card=self.max_card, min_support=self.min_support,
                                 negations=self.negations)
         problem = aset.to_problem(y01)
-        rule_list, cert = corels(problem, self.c, policy=self.policy, max_length=self.max_length,
-                                 time_limit=self.time_limit, node_limit=self.node_limit,
-                                 memory_limit_mb=self.memory_limit_mb)
+        with catch_interrupt():
+            rule_list, cert = corels(problem, self.c, policy=self.policy,
+                                     max_length=self.max_length, time_limit=self.time_limit,
+                                     node_limit=self.node_limit,
+                                     memory_limit_mb=self.memory_limit_mb,
+                                     callback=self._callback())
         if not rule_list.counts:
             rule_list = rule_list_from_prefix(problem, rule_list.indices)
         self.rule_list_ = rule_list
         self.certificate_ = cert
         self.n_antecedents_ = problem.n_antecedents
         self.problem_ = problem
+        self._warn_if_interrupted(cert)
         return self
 
     def rashomon_set(self, epsilon: float | None = 0.01, *, threshold: float | None = None,

@@ -23,7 +23,8 @@ from numbers import Integral, Real
 import numpy as np
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from ._base import BinaryRuleClassifier
+from ..limits import DEFAULT_MEMORY_LIMIT_MB, DEFAULT_SEED, DEFAULT_TIME_LIMIT
+from ._base import WATCH_CONSTRAINTS, BinaryRuleClassifier
 
 METHODS = ("monte_carlo", "exact", "both")
 
@@ -45,6 +46,7 @@ class _FallingBase(BinaryRuleClassifier):
         "node_limit": [None, Interval(Integral, 1, None, closed="left")],
         "random_state": [None, Interval(Integral, 0, None, closed="left")],
         "binarizer": "no_validation",
+        **WATCH_CONSTRAINTS,
     }
 
     def _C1(self):
@@ -53,6 +55,7 @@ class _FallingBase(BinaryRuleClassifier):
     def fit(self, X, y):
         from ..limits import Deadline
         from ..mining.fpgrowth import mine_fpgrowth
+        from ..monitor import catch_interrupt
         from ..search.falling import solve
 
         self._validate_params()
@@ -61,14 +64,17 @@ class _FallingBase(BinaryRuleClassifier):
         aset = mine_fpgrowth(Xb, y01, names, max_predicates=self.max_predicates,
                              min_support=self.min_support)
         problem = aset.to_problem(y01)
-        sol = solve(problem, self._program, self.w, self.C, self._C1(), method=self.method,
-                    iterations=self.iterations, prob_terminate=self.prob_terminate, lam=self.lam,
-                    seed=self.random_state, max_length=self.max_length,
-                    node_limit=self.node_limit, deadline=deadline)
+        with catch_interrupt():
+            sol = solve(problem, self._program, self.w, self.C, self._C1(), method=self.method,
+                        iterations=self.iterations, prob_terminate=self.prob_terminate,
+                        lam=self.lam, seed=self.random_state, max_length=self.max_length,
+                        node_limit=self.node_limit, deadline=deadline,
+                        memory_limit_mb=self.memory_limit_mb, callback=self._callback())
         self.rule_list_ = sol.model
         self.certificate_ = sol.certificate
         self.monte_carlo_certificate_ = sol.monte_carlo_certificate
         self.n_antecedents_ = problem.n_antecedents
+        self._warn_if_interrupted(sol.certificate)
         return self
 
     def _predict01(self, Xb):
@@ -102,9 +108,13 @@ class FallingRuleListClassifier(_FallingBase):
         3000).
     max_length : int or None
         Most rules searched by the exact search.
-    time_limit, node_limit : limits (whole fit / exact-search expansions).
+    time_limit, node_limit, memory_limit_mb : limits (whole fit / exact-search expansions,
+        deterministic / resident memory, ``"auto"`` the default cap, ``None`` none).
     binarizer : transformer or None
         Fitted (cloned) inside ``fit`` to turn raw features into binary literals.
+    verbose, callback : progress lines on stderr / the searches' info dicts (returning True
+        stops); Ctrl-C ends the fit with the best list found and a
+        :class:`~rulecert.estimators.FitInterruptedWarning`.
 
     Attributes
     ----------
@@ -118,7 +128,9 @@ class FallingRuleListClassifier(_FallingBase):
 
     def __init__(self, w=7.0, C=1e-6, *, max_predicates=2, min_support=0.1, method="both",
                  iterations=None, prob_terminate=0.01, lam=0.8, max_length=None,
-                 time_limit=300.0, node_limit=None, random_state=0, binarizer=None):
+                 time_limit=DEFAULT_TIME_LIMIT, node_limit=None,
+                 memory_limit_mb=DEFAULT_MEMORY_LIMIT_MB, random_state=DEFAULT_SEED,
+                 binarizer=None, verbose=False, callback=None):
         self.w = w
         self.C = C
         self.max_predicates = max_predicates
@@ -130,8 +142,11 @@ class FallingRuleListClassifier(_FallingBase):
         self.max_length = max_length
         self.time_limit = time_limit
         self.node_limit = node_limit
+        self.memory_limit_mb = memory_limit_mb
         self.random_state = random_state
         self.binarizer = binarizer
+        self.verbose = verbose
+        self.callback = callback
 
 
 class SoftFallingRuleListClassifier(_FallingBase):
@@ -149,7 +164,9 @@ class SoftFallingRuleListClassifier(_FallingBase):
 
     def __init__(self, w=7.0, C=1e-6, C1=0.5, *, max_predicates=2, min_support=0.1, method="both",
                  iterations=None, prob_terminate=0.01, lam=0.8, max_length=None,
-                 time_limit=300.0, node_limit=None, random_state=0, binarizer=None):
+                 time_limit=DEFAULT_TIME_LIMIT, node_limit=None,
+                 memory_limit_mb=DEFAULT_MEMORY_LIMIT_MB, random_state=DEFAULT_SEED,
+                 binarizer=None, verbose=False, callback=None):
         self.w = w
         self.C = C
         self.C1 = C1
@@ -162,8 +179,11 @@ class SoftFallingRuleListClassifier(_FallingBase):
         self.max_length = max_length
         self.time_limit = time_limit
         self.node_limit = node_limit
+        self.memory_limit_mb = memory_limit_mb
         self.random_state = random_state
         self.binarizer = binarizer
+        self.verbose = verbose
+        self.callback = callback
 
     def _C1(self):
         return self.C1

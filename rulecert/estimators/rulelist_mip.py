@@ -5,7 +5,9 @@ from numbers import Integral, Real
 
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 
-from ._base import BinaryRuleClassifier
+from ..limits import (DEFAULT_MEMORY_LIMIT_MB, DEFAULT_MIN_SUPPORT, DEFAULT_MIP_BACKEND,
+                      DEFAULT_MIP_MAX_CARD, DEFAULT_SEED, DEFAULT_TIME_LIMIT)
+from ._base import WATCH_CONSTRAINTS, BinaryRuleClassifier, solver_kwargs
 
 
 class RuleListMIPClassifier(BinaryRuleClassifier):
@@ -25,10 +27,11 @@ class RuleListMIPClassifier(BinaryRuleClassifier):
         Penalty per rule.
     max_rules : int >= 1
         Largest number of rules before the default rule.
-    backend : {"cpsat", "highs", "pulp"}
-        CP-SAT (the default) was several times faster than HiGHS on these models in our
-        measurements (``experiments/bench_rulelist_mip.py``); it needs integer-valued
-        sample weights, use "highs" for fractional weights.
+    backend : {"highs", "cpsat", "pulp"}
+        HiGHS (the default, as ``rulecert crosscheck``) is deterministic and takes any sample
+        weights; CP-SAT was several times faster on these models in our measurements
+        (``experiments/bench_rulelist_mip.py``) but needs integer-valued sample weights and
+        one worker (``threads=1``) for reproducible fits.
     time_limit : float or None
         Seconds for the whole solve; a limit-stopped fit keeps the incumbent (certificate
         FEASIBLE with its gap).
@@ -46,6 +49,11 @@ class RuleListMIPClassifier(BinaryRuleClassifier):
         worker makes fits reproducible.
     binarizer : transformer or None
         Fitted (cloned) inside ``fit`` to turn raw features into binary literals.
+    memory_limit_mb : float, "auto" or None
+        Cap on the resident memory while the MIP is built and solved (``"auto"``: the default).
+    verbose, callback : progress lines on stderr / the solver's info dicts (returning True
+        stops); Ctrl-C ends the fit with the incumbent and a
+        :class:`~rulecert.estimators.FitInterruptedWarning`.
 
     Attributes
     ----------
@@ -69,11 +77,14 @@ class RuleListMIPClassifier(BinaryRuleClassifier):
         "seed": [Interval(Integral, 0, None, closed="left")],
         "threads": [None, Interval(Integral, 1, None, closed="left")],
         "binarizer": [None, HasMethods(["fit", "transform"])],
+        **WATCH_CONSTRAINTS,
     }
 
-    def __init__(self, c=0.01, *, max_rules=5, backend="cpsat", time_limit=None, node_limit=None,
-                 greedy_start=True, cuts=True, max_card=1, min_support=0.01, negations=True,
-                 seed=0, threads=None, binarizer=None):
+    def __init__(self, c=0.01, *, max_rules=5, backend=DEFAULT_MIP_BACKEND,
+                 time_limit=DEFAULT_TIME_LIMIT, node_limit=None, greedy_start=True, cuts=True,
+                 max_card=DEFAULT_MIP_MAX_CARD, min_support=DEFAULT_MIN_SUPPORT, negations=True,
+                 seed=DEFAULT_SEED, threads=None, binarizer=None,
+                 memory_limit_mb=DEFAULT_MEMORY_LIMIT_MB, verbose=False, callback=None):
         self.c = c
         self.max_rules = max_rules
         self.backend = backend
@@ -87,11 +98,15 @@ class RuleListMIPClassifier(BinaryRuleClassifier):
         self.seed = seed
         self.threads = threads
         self.binarizer = binarizer
+        self.memory_limit_mb = memory_limit_mb
+        self.verbose = verbose
+        self.callback = callback
 
     def fit(self, X, y, sample_weight=None):
         from ..certificate import Termination
         from ..mining.antecedents import mine_antecedents
         from ..mipmodels.rulelist import fit_rule_list_mip
+        from ..monitor import catch_interrupt
 
         self._validate_params()
         if self.node_limit is not None and self.backend == "cpsat":
@@ -101,10 +116,14 @@ class RuleListMIPClassifier(BinaryRuleClassifier):
         aset = mine_antecedents(Xb, names, max_card=self.max_card, min_support=self.min_support,
                                 negations=self.negations)
         problem = aset.to_problem(y01, sample_weight=sw)
-        rule_list, cert = fit_rule_list_mip(
-            problem, self.c, max_rules=self.max_rules, backend=self.backend,
-            time_limit=self.time_limit, node_limit=self.node_limit, warm_start="greedy" if self.greedy_start else None,
-            cuts=self.cuts, seed=self.seed, threads=self.threads)
+        watch = solver_kwargs(fit_rule_list_mip, memory_limit_mb=self.memory_limit_mb,
+                              callback=self._callback())
+        with catch_interrupt():
+            rule_list, cert = fit_rule_list_mip(
+                problem, self.c, max_rules=self.max_rules, backend=self.backend,
+                time_limit=self.time_limit, node_limit=self.node_limit,
+                warm_start="greedy" if self.greedy_start else None, cuts=self.cuts,
+                seed=self.seed, threads=self.threads, **watch)
         if cert.termination is Termination.ERROR and rule_list is None:
             raise RuntimeError(f"the {self.backend} MIP solver failed: {cert.message}")
         if rule_list is None:
@@ -114,6 +133,7 @@ class RuleListMIPClassifier(BinaryRuleClassifier):
         self.rule_list_ = rule_list
         self.certificate_ = cert
         self.n_antecedents_ = problem.n_antecedents
+        self._warn_if_interrupted(cert)
         return self
 
     def _predict01(self, Xb):
