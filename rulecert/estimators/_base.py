@@ -15,6 +15,7 @@ lines on stderr and ``callback`` receives the solver's info dict
 """
 from __future__ import annotations
 
+import functools
 import inspect
 import warnings
 from numbers import Real
@@ -35,6 +36,21 @@ WATCH_CONSTRAINTS = {
     "callback": [None, callable],
 }
 """Parameter constraints of ``memory_limit_mb``, ``verbose`` and ``callback`` (every estimator)."""
+
+
+def interruptible(fit):
+    """Decorator of every estimator's ``fit``: the whole fit (binarizing, mining, solving) runs
+    under :func:`rulecert.monitor.catch_interrupt`, so Ctrl-C stops the solver cleanly; when
+    the resulting ``certificate_`` says interrupted, a :class:`FitInterruptedWarning` is issued
+    (the estimator is fitted with the best model found)."""
+    @functools.wraps(fit)
+    def wrapper(self, *args, **kwargs):
+        from ..monitor import catch_interrupt
+        with catch_interrupt():
+            out = fit(self, *args, **kwargs)
+        self._warn_if_interrupted(getattr(self, "certificate_", None))
+        return out
+    return wrapper
 
 
 class FitInterruptedWarning(UserWarning):

@@ -11,7 +11,7 @@ from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 
 from ..limits import DEFAULT_MEMORY_LIMIT_MB, DEFAULT_SEED, DEFAULT_TIME_LIMIT, Deadline, check_time_limit
 from ..models.ruleset import check_complexity_bound
-from ._base import WATCH_CONSTRAINTS, BinaryRuleClassifier, solver_kwargs
+from ._base import WATCH_CONSTRAINTS, BinaryRuleClassifier, interruptible, solver_kwargs
 
 
 class BooleanRuleCGClassifier(BinaryRuleClassifier):
@@ -162,6 +162,7 @@ class BooleanRuleCGClassifier(BinaryRuleClassifier):
             close_gap=self.close_gap, sample_rows=self.sample_rows,
             max_nonzeros=self.max_nonzeros, workers=self.workers, seed=seed)
 
+    @interruptible
     def fit(self, X, y, sample_weight=None):
         t_start = time.perf_counter()
         self._validate_params()
@@ -178,12 +179,9 @@ class BooleanRuleCGClassifier(BinaryRuleClassifier):
                 and getattr(self, "_pool_key", None) == (tuple(names), self.form)):
             init_clauses, init_solution = self.columns_, self._solution_clauses
         # binarizing and validating count against the limit
-        from ..monitor import catch_interrupt
-        with catch_interrupt():
-            self._set_fit(self._colgen(Xb, y01, sw, names, self.complexity_bound,
-                                       deadline.remaining(), seed, init_clauses, init_solution),
-                          names)
-        self._warn_if_interrupted(self.certificate_)
+        self._set_fit(self._colgen(Xb, y01, sw, names, self.complexity_bound,
+                                   deadline.remaining(), seed, init_clauses, init_solution),
+                      names)
         return self
 
     def _prepare_binary_fit(self, X, y, sample_weight):
@@ -370,14 +368,8 @@ class BooleanRuleCGCV(BooleanRuleCGClassifier):
         check_complexity_bound(grid[0], self.empty_clause, "complexity_bounds: the smallest bound")
         return [int(c) if c == int(c) else c for c in grid]
 
+    @interruptible
     def fit(self, X, y, sample_weight=None):
-        from ..monitor import catch_interrupt
-        with catch_interrupt():     # Ctrl-C: every remaining fit returns at once
-            self._fit_path(X, y, sample_weight)
-        self._warn_if_interrupted(self.certificate_)
-        return self
-
-    def _fit_path(self, X, y, sample_weight):
         from sklearn.model_selection import StratifiedKFold, check_cv
         t_start = time.perf_counter()
         self._validate_params()

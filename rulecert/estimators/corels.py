@@ -8,7 +8,7 @@ from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 
 from ..limits import (DEFAULT_MAX_CARD, DEFAULT_MEMORY_LIMIT_MB, DEFAULT_MIN_SUPPORT,
                       DEFAULT_TIME_LIMIT)
-from ._base import WATCH_CONSTRAINTS, BinaryRuleClassifier
+from ._base import WATCH_CONSTRAINTS, BinaryRuleClassifier, interruptible
 
 POLICIES = ("bfs", "dfs", "lower_bound", "objective", "curiosity")
 
@@ -80,10 +80,10 @@ class CorelsClassifier(BinaryRuleClassifier):
         self.verbose = verbose
         self.callback = callback
 
+    @interruptible
     def fit(self, X, y):
         from ..mining.antecedents import mine_antecedents
         from ..models.rulelist import rule_list_from_prefix
-        from ..monitor import catch_interrupt
         from ..search.corels import corels
 
         self._validate_params()
@@ -91,19 +91,15 @@ class CorelsClassifier(BinaryRuleClassifier):
         aset = mine_antecedents(Xb, names, max_card=self.max_card, min_support=self.min_support,
                                 negations=self.negations)
         problem = aset.to_problem(y01)
-        with catch_interrupt():
-            rule_list, cert = corels(problem, self.c, policy=self.policy,
-                                     max_length=self.max_length, time_limit=self.time_limit,
-                                     node_limit=self.node_limit,
-                                     memory_limit_mb=self.memory_limit_mb,
-                                     callback=self._callback())
+        rule_list, cert = corels(problem, self.c, policy=self.policy, max_length=self.max_length,
+                                 time_limit=self.time_limit, node_limit=self.node_limit,
+                                 memory_limit_mb=self.memory_limit_mb, callback=self._callback())
         if not rule_list.counts:
             rule_list = rule_list_from_prefix(problem, rule_list.indices)
         self.rule_list_ = rule_list
         self.certificate_ = cert
         self.n_antecedents_ = problem.n_antecedents
         self.problem_ = problem
-        self._warn_if_interrupted(cert)
         return self
 
     def rashomon_set(self, epsilon: float | None = 0.01, *, threshold: float | None = None,

@@ -24,7 +24,7 @@ import numpy as np
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from ..limits import DEFAULT_MEMORY_LIMIT_MB, DEFAULT_SEED, DEFAULT_TIME_LIMIT
-from ._base import WATCH_CONSTRAINTS, BinaryRuleClassifier
+from ._base import WATCH_CONSTRAINTS, BinaryRuleClassifier, interruptible
 
 METHODS = ("monte_carlo", "exact", "both")
 
@@ -52,10 +52,10 @@ class _FallingBase(BinaryRuleClassifier):
     def _C1(self):
         return None
 
+    @interruptible
     def fit(self, X, y):
         from ..limits import Deadline
         from ..mining.fpgrowth import mine_fpgrowth
-        from ..monitor import catch_interrupt
         from ..search.falling import solve
 
         self._validate_params()
@@ -64,17 +64,15 @@ class _FallingBase(BinaryRuleClassifier):
         aset = mine_fpgrowth(Xb, y01, names, max_predicates=self.max_predicates,
                              min_support=self.min_support)
         problem = aset.to_problem(y01)
-        with catch_interrupt():
-            sol = solve(problem, self._program, self.w, self.C, self._C1(), method=self.method,
-                        iterations=self.iterations, prob_terminate=self.prob_terminate,
-                        lam=self.lam, seed=self.random_state, max_length=self.max_length,
-                        node_limit=self.node_limit, deadline=deadline,
-                        memory_limit_mb=self.memory_limit_mb, callback=self._callback())
+        sol = solve(problem, self._program, self.w, self.C, self._C1(), method=self.method,
+                    iterations=self.iterations, prob_terminate=self.prob_terminate, lam=self.lam,
+                    seed=self.random_state, max_length=self.max_length,
+                    node_limit=self.node_limit, deadline=deadline,
+                    memory_limit_mb=self.memory_limit_mb, callback=self._callback())
         self.rule_list_ = sol.model
         self.certificate_ = sol.certificate
         self.monte_carlo_certificate_ = sol.monte_carlo_certificate
         self.n_antecedents_ = problem.n_antecedents
-        self._warn_if_interrupted(sol.certificate)
         return self
 
     def _predict01(self, Xb):

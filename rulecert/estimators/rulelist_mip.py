@@ -7,7 +7,7 @@ from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 
 from ..limits import (DEFAULT_MEMORY_LIMIT_MB, DEFAULT_MIN_SUPPORT, DEFAULT_MIP_BACKEND,
                       DEFAULT_MIP_MAX_CARD, DEFAULT_SEED, DEFAULT_TIME_LIMIT)
-from ._base import WATCH_CONSTRAINTS, BinaryRuleClassifier, solver_kwargs
+from ._base import WATCH_CONSTRAINTS, BinaryRuleClassifier, interruptible, solver_kwargs
 
 
 class RuleListMIPClassifier(BinaryRuleClassifier):
@@ -102,11 +102,11 @@ class RuleListMIPClassifier(BinaryRuleClassifier):
         self.verbose = verbose
         self.callback = callback
 
+    @interruptible
     def fit(self, X, y, sample_weight=None):
         from ..certificate import Termination
         from ..mining.antecedents import mine_antecedents
         from ..mipmodels.rulelist import fit_rule_list_mip
-        from ..monitor import catch_interrupt
 
         self._validate_params()
         if self.node_limit is not None and self.backend == "cpsat":
@@ -118,12 +118,11 @@ class RuleListMIPClassifier(BinaryRuleClassifier):
         problem = aset.to_problem(y01, sample_weight=sw)
         watch = solver_kwargs(fit_rule_list_mip, memory_limit_mb=self.memory_limit_mb,
                               callback=self._callback())
-        with catch_interrupt():
-            rule_list, cert = fit_rule_list_mip(
-                problem, self.c, max_rules=self.max_rules, backend=self.backend,
-                time_limit=self.time_limit, node_limit=self.node_limit,
-                warm_start="greedy" if self.greedy_start else None, cuts=self.cuts,
-                seed=self.seed, threads=self.threads, **watch)
+        rule_list, cert = fit_rule_list_mip(
+            problem, self.c, max_rules=self.max_rules, backend=self.backend,
+            time_limit=self.time_limit, node_limit=self.node_limit,
+            warm_start="greedy" if self.greedy_start else None, cuts=self.cuts,
+            seed=self.seed, threads=self.threads, **watch)
         if cert.termination is Termination.ERROR and rule_list is None:
             raise RuntimeError(f"the {self.backend} MIP solver failed: {cert.message}")
         if rule_list is None:
@@ -133,7 +132,6 @@ class RuleListMIPClassifier(BinaryRuleClassifier):
         self.rule_list_ = rule_list
         self.certificate_ = cert
         self.n_antecedents_ = problem.n_antecedents
-        self._warn_if_interrupted(cert)
         return self
 
     def _predict01(self, Xb):
