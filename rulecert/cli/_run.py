@@ -66,10 +66,17 @@ def shared_defaults() -> dict:
             "seed": DEFAULT_SEED, "time_limit": DEFAULT_TIME_LIMIT}
 
 
-def exit_code(*certificates) -> int:
-    """130 when any of the run's certificates says it was interrupted, else 0 (a certificate's
-    termination may be a :class:`~rulecert.certificate.Termination` or its string value)."""
+def interrupted(*certificates) -> bool:
+    """True when Ctrl-C was pressed during the command or a certificate says interrupted (a
+    certificate's termination may be a :class:`~rulecert.certificate.Termination` or its
+    string value)."""
     from ..certificate import Termination
-    return EXIT_INTERRUPTED if any(
+    from ..monitor import interrupt_requested
+    return interrupt_requested() or any(
         c is not None and getattr(c.termination, "value", c.termination)
-        == Termination.INTERRUPTED.value for c in certificates) else 0
+        == Termination.INTERRUPTED.value for c in certificates)
+
+
+def exit_code(*certificates) -> int:
+    """130 when the run was interrupted (see :func:`interrupted`), else 0."""
+    return EXIT_INTERRUPTED if interrupted(*certificates) else 0

@@ -29,7 +29,7 @@ def add_parser(sub) -> None:
 def run(args) -> int:
     from ..search.corels import rashomon_set
     from ._data import load_problem
-    from ._run import exit_code, progress
+    from ._run import exit_code, interrupted, progress
     if args.epsilon is None and args.threshold is None:
         args.epsilon = 0.01
     problem, desc = load_problem(args)
@@ -45,7 +45,10 @@ def run(args) -> int:
         plotting.plot_rashomon(rs, ax=axes[0])
         plotting.plot_feature_usage(rs, ax=axes[1])
         plotting.save(axes[0], args.plot)
-    mult = rs.multiplicity(problem) if len(rs) else {}
+    # Ctrl-C asked for what the run holds now: the measures over the set (a pass over every
+    # list found) are skipped, the lists and the certificate are printed
+    stopped = interrupted(rs.certificate, rs.certificate.optimum_certificate)
+    mult = rs.multiplicity(problem) if len(rs) and not stopped else {}
     usage = rs.feature_usage()
     if args.json:
         out = {"data": desc, "c": args.c, "certificate": rs.certificate.to_dict(),
@@ -56,7 +59,9 @@ def run(args) -> int:
         return exit_code(rs.certificate, rs.certificate.optimum_certificate)
     print(f"data: {desc}")
     print(f"{problem.n_samples} samples, {problem.n_antecedents} antecedents, c = {args.c}\n")
-    print(rs.summary(problem, top=args.top))
+    print(rs.summary(None if stopped else problem, top=args.top))
+    if stopped and len(rs):
+        print("(interrupted: ambiguity and discrepancy over the lists found were not computed)")
     if usage:
         print("feature usage (share of the lists): "
               + ", ".join(f"{f} {v:.0%}" for f, v in list(usage.items())[:10]))

@@ -366,8 +366,12 @@ class _Enumeration:
                 out_prefix = np.concatenate([out_prefix, np.zeros_like(out_prefix)])
                 out_len = np.concatenate([out_len, np.zeros_like(out_len)])
                 out_obj = np.concatenate([out_obj, np.zeros_like(out_obj)])
-            elif time.perf_counter() - t0 < 0.05 and budget < 1 << 22:
-                budget *= 2     # aim at a limit check every ~0.05-0.1 s
+            else:               # aim at a limit check every ~0.05-0.2 s
+                dt = time.perf_counter() - t0
+                if dt < 0.05 and budget < 1 << 22:
+                    budget *= 2
+                elif dt > 0.2 and budget > 1:
+                    budget = max(1, int(budget * 0.1 / dt))
         self.nodes = int(state[1])
         for i in range(int(nout[0])):
             self.found.append((float(out_obj[i]), tuple(int(a) for a in out_prefix[i, :out_len[i]])))
