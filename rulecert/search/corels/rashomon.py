@@ -362,6 +362,11 @@ class _Enumeration:
             if rc == RK.RC_MODELS:
                 continue        # the check at the top of the loop reports it
             if rc == RK.RC_FULL:
+                extra = out_prefix.nbytes + out_len.nbytes + out_obj.nbytes
+                if self.monitor.would_exceed_memory(extra):
+                    result = ("memory_limit", f"growing the lists found by {extra / 2**20:.0f} MB "
+                              f"would exceed memory_limit_mb={self.monitor.memory_limit_mb:g}")
+                    break
                 cap *= 2
                 out_prefix = np.concatenate([out_prefix, np.zeros_like(out_prefix)])
                 out_len = np.concatenate([out_len, np.zeros_like(out_len)])
