@@ -22,6 +22,19 @@ Every callback receives the same info dict: ``solver``, ``time``, ``objective``,
 ``lower_bound``, ``gap`` (relative), ``event`` and the solver's counters (``nodes``,
 ``iterations``, ...), plus ``memory_mb``.  A callback that returns ``True`` stops the run
 (``INTERRUPTED``).
+
+The keyword convention of every solve function (search/ and mipmodels/):
+
+* ``callback=None`` -- the info dict above; returning ``True`` stops the run (INTERRUPTED);
+* ``memory_limit_mb="auto"`` -- where the solver grows memory (queues, pools, a model being
+  built), resolved by :func:`rulecert.limits.resolve_memory_limit_mb` (``None``: no cap);
+  reaching it ends the run with MEMORY_LIMIT, incumbent, bound and gap;
+* ``history_every=1.0`` -- seconds between periodic history samples (:class:`Monitor`);
+* the solver runs itself under :func:`catch_interrupt` (nesting is free) and asks
+  :meth:`Monitor.should_stop` (or :func:`interrupt_requested`) between chunks of work.  It
+  still turns a ``KeyboardInterrupt`` into an INTERRUPTED result where one can arrive (a run
+  outside ``catch_interrupt``, a callback that raises it), except the second Ctrl-C
+  (:func:`is_abort`), which propagates.
 """
 from __future__ import annotations
 
@@ -51,6 +64,13 @@ _count = 0
 def interrupt_requested() -> bool:
     """True once Ctrl-C (or :func:`request_interrupt`) asked the current run to stop."""
     return _request.is_set()
+
+
+def is_abort(exc: BaseException) -> bool:
+    """True when ``exc`` is the second Ctrl-C of a run (it must propagate: abort), not a
+    ``KeyboardInterrupt`` a run outside :func:`catch_interrupt` (or its callback) raised, which
+    a solver turns into an ``INTERRUPTED`` result."""
+    return isinstance(exc, KeyboardInterrupt) and _request.is_set()
 
 
 def request_interrupt() -> None:

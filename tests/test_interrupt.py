@@ -96,6 +96,15 @@ def test_quiet_silences_progress_and_v_after_the_subcommand_is_accepted(compas_s
     assert main(["corels", "--data", str(compas_stem), "--c", "0.05", "-v", "--quiet"]) == 0
 
 
+def test_cli_warnings_are_one_line(compas_stem):
+    proc = subprocess.run([sys.executable, "-m", "rulecert", "corels", "--data", str(compas_stem),
+                           "--c", "0.00001", "--node-limit", "10", "--quiet"],
+                          capture_output=True, text=True, env=dict(os.environ), timeout=120)
+    assert proc.returncode == 0
+    assert proc.stderr.splitlines() == [line for line in proc.stderr.splitlines()
+                                        if line.startswith("rulecert: warning: c=1e-05")]
+
+
 # ---- estimators, in process: a timer thread sends SIGINT to this process --------------------
 def _fit_interrupted(est, X, y, after=1.5):
     timer = threading.Timer(after, os.kill, (os.getpid(), signal.SIGINT))

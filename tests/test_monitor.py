@@ -120,3 +120,48 @@ def test_memory_defaults_and_bad_values():
     for bad in (0, -1, float("nan"), "lots"):
         with pytest.raises(ValueError, match="memory_limit_mb"):
             resolve_memory_limit_mb(bad)
+
+
+def test_record_keeps_solver_built_samples_with_the_best_bound_and_optional_callback():
+    seen = []
+    mon = Monitor("corels", callback=lambda info: seen.append(info) or False, history_every=0.5)
+    assert mon.due()
+    assert mon.record({"time": 0.1, "objective": 0.5, "lower_bound": 0.3, "event": "periodic",
+                       "nodes_expanded": 7}, prefix=[1, 2]) is False
+    assert not mon.due()                                  # the next periodic sample waits
+    mon.record({"time": 0.2, "objective": 0.4, "lower_bound": 0.2, "event": "incumbent"})
+    mon.record({"time": 0.3, "objective": 0.4, "lower_bound": 0.35, "event": "end"}, notify=False)
+    assert [e["lower_bound"] for e in mon.history] == [0.3, 0.3, 0.35]
+    assert len(seen) == 2 and seen[0]["prefix"] == [1, 2] and seen[0]["solver"] == "corels"
+    assert "prefix" not in mon.history[0]                  # extras go to the callback only
+
+
+def test_memory_is_read_at_most_every_memory_every_seconds(monkeypatch):
+    import rulecert.monitor as M
+    reads = []
+    monkeypatch.setattr(M, "resident_memory_bytes", lambda: reads.append(1) or 10 * 2**20)
+    mon = M.Monitor("t", memory_limit_mb=1e6, memory_every=3600.0)
+    n = len(reads)
+    for _ in range(100):
+        assert mon.should_stop() is None
+    assert len(reads) - n == 1
+    assert mon.would_exceed_memory(2e12)                  # growth checks always read afresh
+
+
+def test_second_ctrl_c_is_an_abort_a_callbacks_keyboardinterrupt_is_not():
+    from rulecert.monitor import is_abort
+    with catch_interrupt():
+        assert not is_abort(KeyboardInterrupt())
+        request_interrupt()
+        assert is_abort(KeyboardInterrupt()) and not is_abort(ValueError())
+
+
+def test_progress_printer_follows_a_run_of_several_phases():
+    out = io.StringIO()
+    p = ProgressPrinter(every=5.0, after=2.0, stream=out)
+    for t in (0.5, 1.5, 2.5):        # phase one: printed at 2.5 s
+        p({"solver": "frl-monte-carlo", "time": t})
+    for t in (0.1, 3.0, 5.1):        # phase two restarts its clock: 2.5 + 5.1 >= 7.5
+        p({"solver": "frl-bnb", "time": t})
+    assert [line.split()[0] for line in out.getvalue().splitlines()] == ["[frl-monte-carlo",
+                                                                         "[frl-bnb"]

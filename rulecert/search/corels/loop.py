@@ -17,7 +17,7 @@ import numpy as np
 
 from ...certificate import Certificate, SolutionStatus, Termination
 from ...limits import AUTO, Deadline, resolve_memory_limit_mb
-from ...monitor import Monitor, catch_interrupt
+from ...monitor import Monitor, catch_interrupt, is_abort
 from ...problem import RuleProblem
 from ...models.rulelist import RuleList, rule_list_from_prefix
 from . import kernel as K
@@ -390,7 +390,9 @@ class _Run:
                 if self._limit_reached(now) or self._periodic(now):
                     break
                 self._search_chunk()
-        except KeyboardInterrupt:
+        except KeyboardInterrupt as exc:   # outside catch_interrupt, or raised by the callback
+            if is_abort(exc):
+                raise
             self._stop(Termination.INTERRUPTED, "interrupted by the user (KeyboardInterrupt)")
 
     def _limit_reached(self, now: float) -> bool:

@@ -33,7 +33,7 @@ import numpy as np
 
 from ...certificate import Certificate, Termination, certify
 from ...limits import AUTO, Deadline, check_count_limit, check_time_limit, resolve_memory_limit_mb
-from ...monitor import Monitor, catch_interrupt
+from ...monitor import Monitor, catch_interrupt, is_abort
 from ...models.falling import FallingRuleList, frl_objective, make_params, soft_frl_objective
 from .bounds import (FallingData, check_incumbent, child_keys, children, exact_objective, model_of,
                      root_tail, solver_name)
@@ -136,7 +136,9 @@ class _Search:
                 self.expanding = node[0]
                 self._expand(node)
                 self.expanding = math.inf
-        except KeyboardInterrupt:  # not under catch_interrupt (another thread): still a result
+        except KeyboardInterrupt as exc:  # outside catch_interrupt, or from the callback
+            if is_abort(exc):
+                raise
             self.message = "interrupted by the user (KeyboardInterrupt)"
             return Termination.INTERRUPTED
         return Termination.OPTIMAL

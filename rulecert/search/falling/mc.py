@@ -27,7 +27,7 @@ import numpy as np
 from ...certificate import Certificate, Termination, certify
 from ...limits import (AUTO, DEFAULT_SEED, Deadline, check_count_limit, check_time_limit,
                        resolve_memory_limit_mb)
-from ...monitor import Monitor, catch_interrupt
+from ...monitor import Monitor, catch_interrupt, is_abort
 from ...models.falling import make_params
 from .bounds import FallingData, check_incumbent, exact_objective, model_of, root_tail, solver_name
 from .bounds import popcount64 as _popcount
@@ -269,7 +269,9 @@ def _iterate(data, params, iterations, prob_terminate, lam, rng, monitor: Monito
                 sample()
             tr.best_by_iteration.append(tr.value)
             tr.time_by_iteration.append(deadline.elapsed())
-    except KeyboardInterrupt:  # not under catch_interrupt (another thread): still a result
+    except KeyboardInterrupt as exc:  # outside catch_interrupt, or from the callback
+        if is_abort(exc):
+            raise
         tr.termination, tr.message = (Termination.INTERRUPTED,
                                       "interrupted by the user (KeyboardInterrupt)")
     return tr
