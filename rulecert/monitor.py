@@ -185,15 +185,14 @@ class Monitor:
             return Termination.INTERRUPTED, "stopped by the callback"
         if self.deadline.expired():
             return Termination.TIME_LIMIT, ""
-        if self.memory_limit_mb is not None:
-            now = self.deadline.elapsed()
-            if now >= self._next_memory:
-                self._next_memory = now + self.memory_every
-                mb = self.memory_mb()
-                if mb >= self.memory_limit_mb:
-                    return (Termination.MEMORY_LIMIT,
-                            f"resident memory {mb:.0f} MB reached memory_limit_mb="
-                            f"{self.memory_limit_mb:g}")
+        now = self.deadline.elapsed()
+        if now >= self._next_memory:        # read also without a cap: peak_memory_mb
+            self._next_memory = now + self.memory_every
+            mb = self.memory_mb()
+            if self.memory_limit_mb is not None and mb >= self.memory_limit_mb:
+                return (Termination.MEMORY_LIMIT,
+                        f"resident memory {mb:.0f} MB reached memory_limit_mb="
+                        f"{self.memory_limit_mb:g}")
         return None
 
     def would_exceed_memory(self, extra_bytes: float) -> bool:
