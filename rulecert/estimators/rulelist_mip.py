@@ -36,7 +36,9 @@ class RuleListMIPClassifier(BinaryRuleClassifier):
         Seconds for the whole solve; a limit-stopped fit keeps the incumbent (certificate
         FEASIBLE with its gap).
     node_limit : int or None
-        HiGHS node limit (highs / pulp backends).
+        HiGHS node limit (highs / pulp backends): a deterministic limit.
+    deterministic_time : float or None
+        CP-SAT's deterministic time limit (cpsat backend): the deterministic limit there.
     greedy_start : bool
         Start the solver from a greedy rule list (the certificate records its objective).
     cuts : bool
@@ -69,6 +71,7 @@ class RuleListMIPClassifier(BinaryRuleClassifier):
         "backend": [StrOptions({"highs", "pulp", "cpsat"})],
         "time_limit": [None, Interval(Real, 0, None, closed="neither")],
         "node_limit": [None, Interval(Integral, 1, None, closed="left")],
+        "deterministic_time": [None, Interval(Real, 0, None, closed="neither")],
         "greedy_start": ["boolean"],
         "cuts": ["boolean"],
         "max_card": [Interval(Integral, 1, None, closed="left")],
@@ -81,7 +84,8 @@ class RuleListMIPClassifier(BinaryRuleClassifier):
     }
 
     def __init__(self, c=0.01, *, max_rules=5, backend=DEFAULT_MIP_BACKEND,
-                 time_limit=DEFAULT_TIME_LIMIT, node_limit=None, greedy_start=True, cuts=True,
+                 time_limit=DEFAULT_TIME_LIMIT, node_limit=None, deterministic_time=None,
+                 greedy_start=True, cuts=True,
                  max_card=DEFAULT_MIP_MAX_CARD, min_support=DEFAULT_MIN_SUPPORT, negations=True,
                  seed=DEFAULT_SEED, threads=None, binarizer=None,
                  memory_limit_mb=DEFAULT_MEMORY_LIMIT_MB, verbose=False, callback=None):
@@ -90,6 +94,7 @@ class RuleListMIPClassifier(BinaryRuleClassifier):
         self.backend = backend
         self.time_limit = time_limit
         self.node_limit = node_limit
+        self.deterministic_time = deterministic_time
         self.greedy_start = greedy_start
         self.cuts = cuts
         self.max_card = max_card
@@ -111,7 +116,10 @@ class RuleListMIPClassifier(BinaryRuleClassifier):
         self._validate_params()
         if self.node_limit is not None and self.backend == "cpsat":
             raise ValueError("node_limit applies to the highs and pulp backends; "
-                             "use time_limit with backend='cpsat'")
+                             "use deterministic_time (or time_limit) with backend='cpsat'")
+        if self.deterministic_time is not None and self.backend != "cpsat":
+            raise ValueError("deterministic_time applies to the cpsat backend; use node_limit "
+                             f"with backend={self.backend!r}")
         Xb, y01, sw, names = self._prepare_fit(X, y, sample_weight)
         aset = mine_antecedents(Xb, names, max_card=self.max_card, min_support=self.min_support,
                                 negations=self.negations)
@@ -122,7 +130,8 @@ class RuleListMIPClassifier(BinaryRuleClassifier):
             problem, self.c, max_rules=self.max_rules, backend=self.backend,
             time_limit=self.time_limit, node_limit=self.node_limit,
             warm_start="greedy" if self.greedy_start else None, cuts=self.cuts,
-            seed=self.seed, threads=self.threads, **watch)
+            seed=self.seed, threads=self.threads, deterministic_time=self.deterministic_time,
+            **watch)
         if cert.termination is Termination.ERROR and rule_list is None:
             raise RuntimeError(f"the {self.backend} MIP solver failed: {cert.message}")
         if rule_list is None:
