@@ -166,13 +166,16 @@ def test_rule_list_mip_estimator_interrupted(compas_binary):
     assert any(issubclass(w.category, FitInterruptedWarning) for w in rec)
 
 
-def test_brcg_estimator_interrupted(compas_binary):
+def test_brcg_estimator_interrupted(shared_data):
     from rulecert.estimators import BooleanRuleCGClassifier, FitInterruptedWarning
     from rulecert.mipmodels.colgen import ColGenOptions, solve
     if not _takes(solve, "callback", ColGenOptions):
         pytest.skip("column generation does not take callback= yet (MIP branch of issue 14)")
-    X, y = compas_binary
-    est = BooleanRuleCGClassifier(complexity_bound=40, pricing="exact")
+    from rulecert.datasets import load_pima
+    from rulecert.mining import FeatureBinarizer
+    X, y = load_pima()              # the issue's example: C = 25 runs for minutes
+    est = BooleanRuleCGClassifier(complexity_bound=25,
+                                  binarizer=FeatureBinarizer(n_thresholds=9, negations=True))
     dt, rec = _fit_interrupted(est, X, y, after=3.0)
     assert est.certificate_.termination is Termination.INTERRUPTED and dt < 3.0 + 2.0
     assert est.certificate_.lower_bound <= est.certificate_.objective
