@@ -43,7 +43,6 @@ import math
 import signal
 import sys
 import threading
-import time
 from typing import Any, Callable, Iterator
 
 from .certificate import Termination
