@@ -378,8 +378,9 @@ class _Enumeration:
                 elif dt > 0.2 and budget > 1:
                     budget = max(1, int(budget * 0.1 / dt))
         self.nodes = int(state[1])
-        for i in range(int(nout[0])):
-            self.found.append((float(out_obj[i]), tuple(int(a) for a in out_prefix[i, :out_len[i]])))
+        n = int(nout[0])        # as Python objects in bulk (a million lists in about a second)
+        self.found.extend((o, tuple(row[:k])) for o, row, k in
+                          zip(out_obj[:n].tolist(), out_prefix[:n].tolist(), out_len[:n].tolist()))
         if state[1] == 0 and result[0] != "complete":
             # stopped before the root was expanded: every list but the root is missing, and
             # no list is below the optimum's proven bound
