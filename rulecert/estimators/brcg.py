@@ -198,7 +198,8 @@ class BooleanRuleCGClassifier(BinaryRuleClassifier):
         opts.initial_clauses = initial_clauses
         opts.initial_solution = initial_solution
         sol = solve(problem, opts)
-        return sol.model, sol.certificate, sol.column_pool, sol.solution_clauses
+        ruleset = sol.model.with_counts(Xb, y01, sw)   # training frequencies for the scores
+        return ruleset, sol.certificate, sol.column_pool, sol.solution_clauses
 
     def _set_fit(self, result, names):
         ruleset, cert, pool, solution = result
@@ -212,6 +213,9 @@ class BooleanRuleCGClassifier(BinaryRuleClassifier):
 
     def _predict01(self, Xb):
         return self.ruleset_.predict(Xb)
+
+    def _model_(self):
+        return self.ruleset_
 
     @property
     def complexity_(self) -> int:

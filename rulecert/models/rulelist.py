@@ -80,6 +80,17 @@ class RuleList(OrderedRules):
             out.append(pos / (pos + neg) if pos + neg else 0.5)
         return np.array(out)
 
+    def predict_proba_captures(self, captures) -> np.ndarray:
+        """P(y=1) of each sample: the training positive rate of the rule that classifies it,
+        moved to the side of that rule's label (:func:`label_consistent_probability`)."""
+        labels = np.array([*self.predictions, self.default], dtype=np.int64)
+        per_rule = label_consistent_probability(self.rule_probabilities(), labels)
+        return per_rule[self.rule_index(captures)]
+
+    def predict_proba(self, X) -> np.ndarray:
+        """P(y=1) of each sample of a binary feature matrix (see :meth:`predict_proba_captures`)."""
+        return self.predict_proba_captures(self.captures_from_features(X))
+
     # ---- text and JSON ----------------------------------------------------------------
     def to_text(self, probabilities: bool = False) -> str:
         lines = []
@@ -127,6 +138,26 @@ class RuleList(OrderedRules):
 def majority_label(pos: float, neg: float) -> int:
     """The label rule shared by every learner: the majority, ties predict 1."""
     return 1 if pos >= neg else 0
+
+
+_ABOVE_HALF = float(np.nextafter(0.5, 1.0))
+
+
+def label_consistent_probability(p1, labels) -> np.ndarray:
+    """Scores that agree with the model's 0/1 labels: ``p1`` where ``p1 > 0.5`` exactly when
+    the label is 1; otherwise the nearest such value (the float just above 0.5 for a label 1
+    whose training rate is at most 0.5, e.g. a tie, which predicts 1; 0.5 for a label 0 whose
+    rate is above 0.5, possible with sample weights or a rule set's Boolean output).
+
+    So ``predict == classes_[argmax(predict_proba)]`` and ``predict == (decision_function > 0)``
+    hold for every rulecert classifier, and the ranking by score is the ranking by training
+    frequency wherever the frequency agrees with the label.
+    """
+    p1 = np.array(p1, dtype=float)
+    labels = np.asarray(labels)
+    p1[(labels == 1) & (p1 <= 0.5)] = _ABOVE_HALF
+    p1[(labels != 1) & (p1 > 0.5)] = 0.5
+    return p1
 
 
 def rule_list_from_prefix(problem, prefix: Sequence[int]) -> RuleList:

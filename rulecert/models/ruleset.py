@@ -40,6 +40,7 @@ from typing import Sequence
 import numpy as np
 
 from ..checks import check_binary_matrix
+from .rulelist import label_consistent_probability
 
 FORMS = ("dnf", "cnf")
 
@@ -63,6 +64,12 @@ def _normalize_clause(clause) -> Clause:
     return tuple(sorted(set(lits)))
 
 
+def _num(v):
+    """An int when integral (unweighted counts), else a float."""
+    v = float(v)
+    return int(v) if v.is_integer() else v
+
+
 def check_complexity_bound(C, empty_clause: bool, name: str = "complexity_bound C") -> None:
     """A bound ``C`` below the smallest clause complexity (2, or 1 with the empty clause)
     admits only the empty rule set: a clear error."""
@@ -82,11 +89,16 @@ class RuleSet:
     clauses : list of clauses; each clause is a sequence of literals ``(column, value)``.
     form : ``"dnf"`` (default) or ``"cnf"``.
     feature_names : names of the binary columns (for text); ``x{j}`` when missing.
+    counts : training ``(positives, negatives)`` (weighted when fitted with weights) of the
+        samples each clause *decides*: a DNF clause that holds, a CNF clause that fails; the
+        last entry for the samples no clause decides.  Optional; :meth:`with_counts` fills it
+        and :meth:`predict_proba` reads it.
     """
 
     clauses: list[Clause]
     form: str = "dnf"
     feature_names: list[str] | None = None
+    counts: list[tuple[float, float]] = dataclasses.field(default_factory=list)
 
     def __post_init__(self):
         if self.form not in FORMS:
@@ -99,6 +111,10 @@ class RuleSet:
                     if j >= len(self.feature_names):
                         raise ValueError(f"literal column {j} is out of range for "
                                          f"{len(self.feature_names)} feature names")
+        self.counts = [(_num(a), _num(b)) for a, b in self.counts]
+        if self.counts and len(self.counts) != self.n_clauses + 1:
+            raise ValueError(f"counts must have one entry per clause plus one for the samples no "
+                             f"clause decides: {self.n_clauses + 1}, got {len(self.counts)}")
 
     # ---- size -------------------------------------------------------------------------
     @property
@@ -151,6 +167,50 @@ class RuleSet:
             return V.any(axis=1).astype(np.int64)
         return V.all(axis=1).astype(np.int64)
 
+    @property
+    def decided_label(self) -> int:
+        """The label a deciding clause gives: 1 for a DNF (a clause holds), 0 for a CNF (a
+        clause fails)."""
+        return 1 if self.form == "dnf" else 0
+
+    def decisions(self, X) -> np.ndarray:
+        """Boolean matrix (n x n_clauses): clause k decides sample i (a DNF clause holds, a
+        CNF clause fails); a sample no clause decides gets the other label."""
+        V = self.clause_values(X)
+        return V if self.form == "dnf" else ~V
+
+    def with_counts(self, X, y, sample_weight=None) -> "RuleSet":
+        """This rule set with the training counts of :attr:`counts` taken on ``X``, ``y``."""
+        y = np.asarray(y).astype(np.int64).ravel()
+        D = self.decisions(X)
+        if y.shape[0] != D.shape[0]:
+            raise ValueError(f"X has {D.shape[0]} samples but y has {y.shape[0]}")
+        w = np.ones(len(y)) if sample_weight is None else np.asarray(sample_weight, dtype=float)
+        pos, neg = w * (y == 1), w * (y != 1)
+        cols = [*D.T, ~D.any(axis=1)]
+        counts = [(float(pos[c].sum()), float(neg[c].sum())) for c in cols]
+        return dataclasses.replace(self, counts=counts)
+
+    def predict_proba(self, X) -> np.ndarray:
+        """P(y=1) of each sample from the training counts.
+
+        A sample some clauses decide gets the training rate of the decided label among the
+        samples of the *most precise* of those clauses (the highest rate); a sample no clause
+        decides gets the rate among the training samples no clause decided.  The value is then
+        put on the side of the Boolean prediction
+        (:func:`~rulecert.models.rulelist.label_consistent_probability`), so
+        ``predict(X) == (predict_proba(X) > 0.5)``.
+        """
+        if not self.counts:
+            raise ValueError("this rule set carries no training counts (see with_counts)")
+        D = self.decisions(X)
+        t = self.decided_label
+        rate = np.array([(p if t == 1 else q) / (p + q) if p + q else 0.5 for p, q in self.counts])
+        score = np.where(D.any(axis=1), np.where(D, rate[:-1], -np.inf).max(axis=1, initial=-np.inf),
+                         rate[-1])
+        p1 = score if t == 1 else 1.0 - score
+        return label_consistent_probability(p1, self.predict(X))
+
     # ---- text and JSON ----------------------------------------------------------------
     def literal_text(self, lit: Literal) -> str:
         j, v = lit
@@ -179,7 +239,8 @@ class RuleSet:
     def to_dict(self) -> dict:
         return {"type": "RuleSet", "form": self.form,
                 "clauses": [[list(l) for l in c] for c in self.clauses],
-                "feature_names": None if self.feature_names is None else list(self.feature_names)}
+                "feature_names": None if self.feature_names is None else list(self.feature_names),
+                "counts": [list(c) for c in self.counts]}
 
     def to_json(self) -> str:
         return json.dumps(self.to_dict())
@@ -189,7 +250,7 @@ class RuleSet:
         if d.get("type") != "RuleSet":
             raise ValueError(f"not a RuleSet document (type={d.get('type')!r})")
         return cls([tuple(tuple(l) for l in c) for c in d["clauses"]], d.get("form", "dnf"),
-                   d.get("feature_names"))
+                   d.get("feature_names"), [tuple(c) for c in d.get("counts", [])])
 
     @classmethod
     def from_json(cls, s: str) -> "RuleSet":
