@@ -225,8 +225,7 @@ class BooleanRuleCGClassifier(BinaryRuleClassifier):
     def __str__(self) -> str:
         if not hasattr(self, "ruleset_"):
             return repr(self)
-        pos = self.classes_[1]
-        return (f"{self.ruleset_.to_text()}   (1 = {pos!r})\n\n{self.certificate_.summary()}\n"
+        return (f"{self.ruleset_.to_text(labels=self.classes_)}\n\n{self.certificate_.summary()}\n"
                 f"bound           : {self.certificate_.stats.get('bound_kind')}")
 
 

@@ -113,4 +113,4 @@ class CorelsClassifier(BinaryRuleClassifier):
     def __str__(self) -> str:
         if not hasattr(self, "rule_list_"):
             return repr(self)
-        return f"{self.rule_list_.to_text(probabilities=True)}\n\n{self.certificate_.summary()}"
+        return f"{self.rule_list_.to_text(probabilities=True, labels=self.classes_)}\n\n{self.certificate_.summary()}"

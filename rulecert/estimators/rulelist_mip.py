@@ -122,7 +122,7 @@ class RuleListMIPClassifier(BinaryRuleClassifier):
     def __str__(self) -> str:
         if not hasattr(self, "rule_list_"):
             return repr(self)
-        return f"{self.rule_list_.to_text(probabilities=True)}\n\n{self.certificate_.summary()}"
+        return f"{self.rule_list_.to_text(probabilities=True, labels=self.classes_)}\n\n{self.certificate_.summary()}"
 
 
 __all__ = ["RuleListMIPClassifier"]

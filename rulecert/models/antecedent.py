@@ -19,6 +19,23 @@ import numpy as np
 from .. import bits
 
 
+AND = " and "
+"""The one spelling of a conjunction in rule text (rule lists, falling lists, DNF clauses)."""
+OR = " or "
+"""The one spelling of a disjunction (CNF clauses, a DNF's clauses)."""
+
+
+def negated_text(name: str) -> str:
+    """The one spelling of a negated literal: ``not smoker``, ``not (age == 18-20)``."""
+    name = str(name)
+    return f"not {name}" if not any(ch.isspace() for ch in name) else f"not ({name})"
+
+
+def conjunction_text(names: Sequence[str]) -> str:
+    """``a and b and c``."""
+    return AND.join(str(n) for n in names)
+
+
 def antecedent_rows(problem, antecedents: Sequence["Antecedent"], indices: Sequence[int] = ()) -> list[int]:
     """Rows of ``antecedents`` in ``problem``: ``indices`` when they name the same antecedents,
     else a lookup by name (``ValueError`` naming the antecedents the problem lacks)."""

@@ -92,21 +92,26 @@ class RuleList(OrderedRules):
         return self.predict_proba_captures(self.captures_from_features(X))
 
     # ---- text and JSON ----------------------------------------------------------------
-    def to_text(self, probabilities: bool = False) -> str:
+    def to_text(self, probabilities: bool = False, labels=(0, 1)) -> str:
+        """``if (a) then predict 1 / else if ... / else predict 0``; ``labels`` name the
+        classes 0 and 1 (e.g. an estimator's ``classes_``), ``probabilities`` adds each rule's
+        training frequency of class 1 and its counts."""
+        names = [_label_text(v) for v in labels]
+        pos_name = names[1]
         lines = []
         probs = self.rule_probabilities() if (probabilities and self.counts) else None
+
+        def extra(k):
+            if probs is None:
+                return ""
+            pos, neg = self.counts[k]
+            return f"   (P({pos_name})={probs[k]:.3f}, +{pos}/-{neg})"
+
         for k, (a, p) in enumerate(zip(self.antecedents, self.predictions)):
             kw = "if" if k == 0 else "else if"
-            extra = ""
-            if probs is not None:
-                pos, neg = self.counts[k]
-                extra = f"   (P(y=1)={probs[k]:.3f}, +{pos}/-{neg})"
-            lines.append(f"{kw} ({a.name}) then predict {p}{extra}")
-        extra = ""
-        if probs is not None:
-            pos, neg = self.counts[-1]
-            extra = f"   (P(y=1)={probs[-1]:.3f}, +{pos}/-{neg})"
-        lines.append(("else " if self.antecedents else "") + f"predict {self.default}{extra}")
+            lines.append(f"{kw} ({a.name}) then predict {names[p]}{extra(k)}")
+        lines.append(("else " if self.antecedents else "")
+                     + f"predict {names[self.default]}{extra(self.n_rules)}")
         return "\n".join(lines)
 
     def __str__(self) -> str:
@@ -133,6 +138,13 @@ class RuleList(OrderedRules):
     @classmethod
     def from_json(cls, s: str) -> "RuleList":
         return cls.from_dict(json.loads(s))
+
+
+def _label_text(label) -> str:
+    """A class label as printed: ``Yes``, ``1``, never ``np.int64(1)``."""
+    if isinstance(label, np.generic):
+        label = label.item()
+    return str(label)
 
 
 def majority_label(pos: float, neg: float) -> int:

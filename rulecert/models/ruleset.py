@@ -40,7 +40,8 @@ from typing import Sequence
 import numpy as np
 
 from ..checks import check_binary_matrix
-from .rulelist import label_consistent_probability
+from .antecedent import AND, OR, negated_text
+from .rulelist import _label_text, label_consistent_probability
 
 FORMS = ("dnf", "cnf")
 
@@ -215,22 +216,24 @@ class RuleSet:
     def literal_text(self, lit: Literal) -> str:
         j, v = lit
         name = self.feature_names[j] if self.feature_names is not None else f"x{j}"
-        return name if v == 1 else f"not ({name})"
+        return name if v == 1 else negated_text(name)
 
     def clause_text(self, clause: Clause) -> str:
         if not clause:
-            return "TRUE" if self.form == "dnf" else "FALSE"
-        op = " AND " if self.form == "dnf" else " OR "
+            return "true" if self.form == "dnf" else "false"
+        op = AND if self.form == "dnf" else OR
         return op.join(self.literal_text(l) for l in clause)
 
-    def to_text(self) -> str:
+    def to_text(self, labels=(0, 1)) -> str:
+        """The rule as text; ``labels`` name the classes 0 and 1 (e.g. ``est.classes_``)."""
+        neg, pos = (_label_text(v) for v in labels)
         if not self.clauses:
-            return f"predict {0 if self.form == 'dnf' else 1} (empty {self.form.upper()})"
-        join = "OR " if self.form == "dnf" else "AND "
-        lines = ["predict 1 if"]
+            return f"predict {neg if self.form == 'dnf' else pos} (empty {self.form.upper()})"
+        join = OR.strip() + " " if self.form == "dnf" else AND.strip() + " "
+        lines = [f"predict {pos} if"]
         for k, c in enumerate(self.clauses):
             lines.append(("      " if k == 0 else "   " + join) + f"({self.clause_text(c)})")
-        lines.append("else predict 0")
+        lines.append(f"else predict {neg}")
         return "\n".join(lines)
 
     def __str__(self) -> str:
