@@ -125,14 +125,19 @@ def _round_thresholds(th: np.ndarray, values: np.ndarray) -> np.ndarray:
 
 
 def _plain(v):
-    """JSON-ready Python values (numpy scalars and arrays, tuples and dicts inside)."""
+    """JSON-ready Python values: numpy scalars and arrays, tuples and dicts inside; NaN as
+    None, infinities as "inf"; other objects as their ``value`` (enums) or text."""
     if isinstance(v, dict):
         return {str(k): _plain(x) for k, x in v.items()}
     if isinstance(v, (list, tuple, np.ndarray)):
         return [_plain(x) for x in v]
     if isinstance(v, np.generic):
-        return v.item()
-    return v
+        v = v.item()
+    if isinstance(v, float) and not np.isfinite(v):
+        return None if np.isnan(v) else ("inf" if v > 0 else "-inf")
+    if v is None or isinstance(v, (bool, int, float, str)):
+        return v
+    return getattr(v, "value", str(v))
 
 
 def _sorted_values(values) -> list:
