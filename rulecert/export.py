@@ -234,17 +234,21 @@ class SavedModel:
         """The columns a table must have: the binarizer's inputs, or the binary columns."""
         return list(self.binarizer.columns_) if self.binarizer is not None else self.feature_names
 
+    def check_columns(self, X) -> None:
+        """``ValueError`` naming the model's input columns that the table ``X`` lacks."""
+        cols = {str(c) for c in X.columns}
+        missing = [c for c in self.input_columns if c not in cols]
+        if missing:
+            raise ValueError(f"the data lack the model's input columns {missing[:10]}"
+                             + (f" (and {len(missing) - 10} more)" if len(missing) > 10 else ""))
+
     def binarize(self, X) -> np.ndarray:
         """The binary matrix the model reads: the stored binarizer applied to ``X``'s input
         columns (extra columns, such as the target, are ignored), or ``X``'s binary columns."""
         from .checks import check_binary_matrix
         if hasattr(X, "columns"):
-            cols = [str(c) for c in X.columns]
-            missing = [c for c in self.input_columns if c not in cols]
-            if missing:
-                raise ValueError(f"the data lack the model's input columns {missing[:10]}"
-                                 + (f" (and {len(missing) - 10} more)" if len(missing) > 10 else ""))
-            X = X.set_axis(cols, axis=1)[self.input_columns]
+            self.check_columns(X)
+            X = X.set_axis([str(c) for c in X.columns], axis=1)[self.input_columns]
         if self.binarizer is not None:
             X = self.binarizer.transform(X)
         return check_binary_matrix(np.asarray(X), "binary X").astype(bool)

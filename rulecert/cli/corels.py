@@ -18,6 +18,8 @@ def add_parser(sub) -> None:
     p.add_argument("--node-limit", type=int, default=None, help="node expansions")
     p.add_argument("--memory-limit-mb", type=float, default=None, help="stop cleanly above this RSS")
     p.add_argument("--json", action="store_true", help="print one JSON object")
+    from ._data import add_save_model_argument
+    add_save_model_argument(p)
     p.add_argument("--quiet", action="store_true", help="no progress indicator on stderr")
     p.set_defaults(func=run)
 
@@ -58,7 +60,7 @@ def result_dict(rule_list, cert, problem, c) -> dict:
 
 def run(args) -> int:
     from ..search.corels import corels
-    from ._data import load_problem
+    from ._data import class_labels, load_problem, save_model_if_asked
     from ._plot import write_plot
     problem, desc = load_problem(args)
     progress = _Progress(enabled=not args.quiet)
@@ -66,13 +68,15 @@ def run(args) -> int:
                              time_limit=args.time_limit, node_limit=args.node_limit,
                              memory_limit_mb=args.memory_limit_mb, callback=progress)
     res = result_dict(rule_list, cert, problem, args.c)
+    res["rules_text"] = rule_list.to_text(probabilities=True, labels=class_labels(args))
     write_plot(args, [cert])
+    save_model_if_asked(args, rule_list, c=args.c, certificate=cert.to_dict())
     if args.json:
         print(json.dumps(res, default=str))
         return 0
     print(f"data: {desc}")
     print(f"{problem.n_samples} samples, {problem.n_antecedents} antecedents, c = {args.c}\n")
-    print(rule_list.to_text(probabilities=True))
+    print(res["rules_text"])
     print(f"\nmistakes: {res['mistakes']} / {problem.n_samples}, rules: {rule_list.n_rules}")
     print(cert.summary())
     return 0

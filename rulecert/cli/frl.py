@@ -20,12 +20,14 @@ def add_parser(sub) -> None:
     p.add_argument("--time-limit", type=float, default=None, help="seconds for the whole run")
     p.add_argument("--node-limit", type=int, default=None, help="exact-search expansions")
     p.add_argument("--json", action="store_true", help="print one JSON object")
+    from ._data import add_save_model_argument
+    add_save_model_argument(p)
     p.set_defaults(func=run)
 
 
 def run(args) -> int:
     from ..search.falling import solve
-    from ._data import load_problem
+    from ._data import class_labels, load_problem, save_model_if_asked
     from ._plot import write_plot
     problem, desc = load_problem(args)
     prog = "softfrl" if args.soft else "frl"
@@ -34,13 +36,16 @@ def run(args) -> int:
                 seed=args.seed, max_length=args.max_length, time_limit=args.time_limit,
                 node_limit=args.node_limit)
     model, cert, mc_cert = sol.model, sol.certificate, sol.monte_carlo_certificate
+    text = model.to_text(labels=class_labels(args))
+    save_model_if_asked(args, model, program=prog, w=args.w, C=args.C, C1=C1,
+                        certificate=cert.to_dict())
     if mc_cert is not None and mc_cert is not cert:
         write_plot(args, [mc_cert, cert], ["Monte-Carlo", "branch-and-bound"])
     else:
         write_plot(args, [cert])
     if args.json:
         out = {"program": prog, "w": args.w, "C": args.C, "C1": C1, "model": model.to_dict(),
-               "certificate": cert.to_dict()}
+               "rules_text": text, "certificate": cert.to_dict()}
         if mc_cert is not None and mc_cert is not cert:
             out["monte_carlo"] = {"objective": mc_cert.objective, "wall_time_s": mc_cert.wall_time}
         for d in (out["certificate"],):
@@ -51,7 +56,7 @@ def run(args) -> int:
     print(f"data: {desc}")
     print(f"{problem.n_samples} samples, {problem.n_antecedents} antecedents, w = {args.w}, "
           f"C = {args.C}" + (f", C1 = {args.C1}" if args.soft else "") + "\n")
-    print(model.to_text())
+    print(text)
     if mc_cert is not None and mc_cert is not cert:
         print(f"\nMonte-Carlo objective: {mc_cert.objective:.10f} ({mc_cert.wall_time:.2f} s)")
     print(cert.summary())

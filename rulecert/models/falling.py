@@ -182,7 +182,7 @@ class FallingRuleList(OrderedRules):
                           for a, p in zip(self.antecedents, self.probabilities)],
                 "else_probability": self.probabilities[-1],
                 "indices": list(self.indices), "counts": [list(c) for c in self.counts],
-                "proportions": list(self.proportions)}
+                "proportions": list(self.proportions), "text": self.to_text()}
 
     def to_json(self) -> str:
         return json.dumps(self.to_dict())

@@ -122,7 +122,8 @@ class RuleList(OrderedRules):
                 "rules": [{"antecedent": a.to_dict(), "prediction": p}
                           for a, p in zip(self.antecedents, self.predictions)],
                 "default": self.default, "indices": list(self.indices),
-                "counts": [list(c) for c in self.counts]}
+                "counts": [list(c) for c in self.counts],
+                "text": self.to_text()}
 
     def to_json(self) -> str:
         return json.dumps(self.to_dict())

@@ -243,7 +243,7 @@ class RuleSet:
         return {"type": "RuleSet", "form": self.form,
                 "clauses": [[list(l) for l in c] for c in self.clauses],
                 "feature_names": None if self.feature_names is None else list(self.feature_names),
-                "counts": [list(c) for c in self.counts]}
+                "counts": [list(c) for c in self.counts], "text": self.to_text()}
 
     def to_json(self) -> str:
         return json.dumps(self.to_dict())
