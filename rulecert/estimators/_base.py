@@ -16,6 +16,7 @@ from sklearn.utils.validation import (_check_sample_weight, check_is_fitted, col
                                       has_fit_parameter, validate_data)
 
 from ..checks import check_binary_matrix
+from ..mining.binarize import _plain
 
 
 class BinaryRuleClassifier(ClassifierMixin, BaseEstimator):
@@ -78,7 +79,7 @@ class BinaryRuleClassifier(ClassifierMixin, BaseEstimator):
         check_classification_targets(y)
         classes = np.unique(y)
         if classes.shape[0] == 1:
-            raise ValueError(f"y contains one class only ({classes[0]!r}); "
+            raise ValueError(f"y contains one class only ({_plain(classes[0])!r}); "
                              f"{type(self).__name__} needs two classes")
         y_type = type_of_target(y, input_name="y", raise_unknown=True)
         if y_type != "binary":

@@ -10,6 +10,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 
 from ..limits import Deadline, check_time_limit
+from ..mining.binarize import _plain
 from ..models.ruleset import check_complexity_bound
 from ._base import BinaryRuleClassifier
 
@@ -337,12 +338,12 @@ class BooleanRuleCGCV(BooleanRuleCGClassifier):
         try:
             grid = sorted({float(c) for c in np.asarray(self.complexity_bounds, dtype=float).ravel()})
         except (TypeError, ValueError):
-            raise ValueError(f"complexity_bounds must be numbers, got {self.complexity_bounds!r}")
+            raise ValueError(f"complexity_bounds must be numbers, got {_plain(self.complexity_bounds)!r}")
         if not grid:
             raise ValueError("complexity_bounds is empty")
         if not all(math.isfinite(c) for c in grid):
             raise ValueError(f"every complexity bound must be a finite number, got "
-                             f"{list(self.complexity_bounds)!r}")
+                             f"{[float(c) for c in np.asarray(self.complexity_bounds, dtype=float).ravel()]}")
         check_complexity_bound(grid[0], self.empty_clause, "complexity_bounds: the smallest bound")
         return [int(c) if c == int(c) else c for c in grid]
 

@@ -399,7 +399,7 @@ class FeatureBinarizer(TransformerMixin, BaseEstimator):
                     if self.handle_unknown == "error":
                         bad = _sorted_values(pd.unique(s[~known]))
                         raise ValueError(f"column {c!r} has values not seen during fit: "
-                                         f"{bad[:10]}")
+                                         f"{_plain(bad[:10])}")
             for j in col_of[c]:
                 _, op, val = self.literals_[j]
                 if op == _MISSING_OP:
