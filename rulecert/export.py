@@ -40,8 +40,8 @@ FORMAT = "rulecert-model"
 VERSION = 1
 _MODELS = {"RuleList": RuleList, "FallingRuleList": FallingRuleList, "RuleSet": RuleSet}
 
-__all__ = ["FORMAT", "VERSION", "SavedModel", "save_model", "load_model", "model_document",
-           "from_document", "fitted_parts"]
+__all__ = ["FORMAT", "VERSION", "SavedModel", "save_model", "load_model", "to_json", "from_json",
+           "model_document", "from_document", "fitted_parts"]
 
 
 # ---- readable literals ----------------------------------------------------------------------
@@ -160,18 +160,40 @@ def save_model(path, obj, *, binarizer=None, feature_names=None, classes=None,
     model (RuleList, FallingRuleList, RuleSet) with its ``binarizer`` (or the names of its
     binary ``feature_names``) and ``classes``.
     """
+    text = to_json(obj, binarizer=binarizer, feature_names=feature_names, classes=classes,
+                   meta=meta)
+    doc = json.loads(text)
+    try:
+        with open(os.path.expanduser(str(path)), "w") as fh:
+            fh.write(text + "\n")
+    except OSError as exc:
+        raise ValueError(f"cannot write the model to {path}: {exc.strerror}") from None
+    return doc
+
+
+def to_json(obj, **kwargs) -> str:
+    """The JSON text :func:`save_model` would write (same arguments, no file)."""
     if isinstance(obj, tuple(_MODELS.values())):
-        doc = model_document(obj, binarizer=binarizer, feature_names=feature_names,
-                             classes=(0, 1) if classes is None else classes, meta=meta)
+        classes = kwargs.pop("classes", None)
+        doc = model_document(obj, classes=(0, 1) if classes is None else classes, **kwargs)
     else:
+        if any(kwargs.get(k) is not None for k in ("binarizer", "feature_names", "classes")):
+            raise ValueError("binarizer, feature_names and classes are read from a fitted "
+                             "estimator; pass them only with a model")
         parts = fitted_parts(obj)
         doc = model_document(parts["model"], binarizer=parts["binarizer"],
                              feature_names=parts["feature_names"], classes=parts["classes"],
-                             meta={**parts["meta"], **(meta or {})})
-    text = json.dumps(doc, indent=1, default=str)
-    with open(os.path.expanduser(str(path)), "w") as fh:
-        fh.write(text + "\n")
-    return doc
+                             meta={**parts["meta"], **(kwargs.get("meta") or {})})
+    return json.dumps(doc, indent=1, default=str)
+
+
+def from_json(text: str) -> "SavedModel":
+    """The :class:`SavedModel` of a JSON text written by :func:`to_json` or :func:`save_model`."""
+    try:
+        doc = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"not a JSON text ({exc.msg} at line {exc.lineno})") from None
+    return from_document(doc)
 
 
 def load_model(path) -> "SavedModel":

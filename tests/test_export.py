@@ -14,7 +14,7 @@ from rulecert.cli import main
 from rulecert.estimators import (BooleanRuleCGClassifier, CorelsClassifier,
                                  FallingRuleListClassifier, RuleListMIPClassifier,
                                  SoftFallingRuleListClassifier)
-from rulecert.export import FORMAT, VERSION, load_model, save_model
+from rulecert.export import FORMAT, VERSION, from_json, load_model, save_model, to_json
 from rulecert.mining import FeatureBinarizer
 from rulecert.models import RuleList, RuleSet, frl_objective, soft_frl_objective
 from rulecert.models.ruleset import ruleset_objective_xy
@@ -153,6 +153,11 @@ def test_pipeline_round_trip_and_bad_documents(tmp_path, compas):
     np.testing.assert_allclose(saved.predict_proba(X), pipe.predict_proba(X))
     with pytest.raises(ValueError, match="lack the model's input columns"):
         saved.predict(X.drop(columns=["age"]))
+    again = from_json(to_json(pipe))
+    np.testing.assert_array_equal(again.predict(X), pipe.predict(X))
+    assert again.document["features"] == saved.document["features"]
+    with pytest.raises(ValueError, match="not a JSON text"):
+        from_json("{")
     doc = json.loads((tmp_path / "p.json").read_text())
     (tmp_path / "v.json").write_text(json.dumps({**doc, "version": 99}))
     with pytest.raises(ValueError, match="version 99"):

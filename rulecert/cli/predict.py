@@ -79,7 +79,10 @@ def run(args) -> int:
                           "accuracy": accuracy, "target": target,
                           "predictions": out.to_dict(orient="list")}, default=str))
     elif args.out is not None:
-        out.to_csv(os.path.expanduser(args.out), index=False)
+        try:
+            out.to_csv(os.path.expanduser(args.out), index=False)
+        except OSError as exc:
+            raise ValueError(f"--out {args.out}: {exc.strerror}") from None
         print(f"{len(out)} predictions written to {args.out}", file=sys.stderr)
     else:
         out.to_csv(sys.stdout, index=False)

@@ -31,6 +31,13 @@ class BooleanRuleCGClassifier(BinaryRuleClassifier):
     in a Pipeline) unless ``binarizer`` is given.  Every literal of the learned rule is
     "binary column == 1"; use a binarizer with negations to allow negated conditions.
 
+    ``predict`` is the rule's Boolean output.  ``predict_proba`` scores from the training data
+    (:meth:`rulecert.models.RuleSet.predict_proba`): a sample some DNF clauses cover gets the
+    training positive rate of the most precise of them, an uncovered sample the rate among the
+    uncovered training samples (a CNF alike, for its failing clauses and the negative class),
+    put on the side of 1/2 of the Boolean output; ``decision_function`` is that minus 1/2, so
+    ``roc_auc`` scoring ranks by it and ``decision_function > 0`` is ``predict``.
+
     Parameters
     ----------
     complexity_bound : float >= 2 (>= 1 with ``empty_clause``) or None

@@ -18,6 +18,9 @@ class RuleListMIPClassifier(BinaryRuleClassifier):
     Antecedents are mined from the binary columns as in :class:`CorelsClassifier`: all
     conjunctions of up to ``max_card`` literals (with negations if ``negations``) whose
     support lies in [min_support, 1 - min_support]; identical capture vectors are merged.
+    ``predict_proba`` gives each sample the training positive rate of the rule that classifies
+    it (as :class:`CorelsClassifier`, :meth:`rulecert.models.RuleList.predict_proba`);
+    ``decision_function`` is that minus 1/2.
 
     Parameters
     ----------
