@@ -298,3 +298,28 @@ def test_estimator_text_names_the_classes_without_numpy_reprs(heart):
     assert "predict 1 if" in text and "else predict 0" in text and "np.int8" not in text
     text = str(est.fit(X, y))
     assert "predict healthy if" in text or "predict disease if" in text
+
+
+def test_one_spelling_of_literals_everywhere(compas_stem, tmp_path, capsys):
+    from rulecert.mining.antecedents import conjunction_name, literal_name
+    from rulecert.models.antecedent import corels_name_text, literal_text
+    assert literal_text("age", "<=", 25.5) == "age <= 25.5"
+    assert literal_text("priors", "==", ">3") == "priors > 3"
+    assert literal_text("priors", "==", "=0") == "priors == 0"
+    assert literal_text("priors", "!=", ">3") == "not (priors > 3)"
+    assert literal_text("ca", "is missing") == "ca is missing"
+    assert literal_name("age == 18-20", 0) == "not (age == 18-20)" and literal_name("smoker", 0) == "not smoker"
+    assert conjunction_name(["a", "not b"]) == "a and not b"
+    assert corels_name_text("sex:Male,juvenile-crimes:>0") == "sex == Male and juvenile-crimes > 0"
+    # the raw CORELS table through the binarizer and the CORELS files read the same
+    raw = pd.read_csv(str(compas_stem) + ".csv")
+    names = FeatureBinarizer(negations=False).fit(raw.drop(columns=[raw.columns[-1]])).get_feature_names_out()
+    assert {"priors > 3", "priors == 0", "age == 18-20", "sex == Male"} <= set(names)
+    assert main(["corels", "--data", str(compas_stem), "--c", "0.005", "--quiet"]) == 0
+    out = capsys.readouterr().out
+    assert "(priors > 3) then predict Yes" in out and ":" not in out.split("\n\n")[1].split("mistakes")[0]
+    # thresholds at the data's precision: integer ages give one decimal at most
+    X, _ = datasets.load_compas()
+    fb = FeatureBinarizer(n_thresholds=9).fit(X[["age", "priors_count"]])
+    for t in np.concatenate(list(fb.thresholds_.values())):
+        assert t == round(t, 1)

@@ -255,7 +255,7 @@ def save_model_if_asked(args, model, **meta) -> None:
         return
     from ..export import save_model
     info = getattr(args, "data_info", None) or DataInfo()
-    if info.stem and info.feature_names is None:
+    if info.stem:
         raise ValueError("--save-model needs a CSV: the antecedents of CORELS files have no "
                          "definition over the data's columns")
     if isinstance(meta.get("certificate"), dict):     # the certificate without its history

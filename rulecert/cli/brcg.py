@@ -63,16 +63,18 @@ def load_binary_data(args):
     start(args)
     path = os.path.expanduser(args.data)
     if is_corels_stem(path):
+        if getattr(args, "save_model", None):
+            raise ValueError("--save-model needs a CSV: the antecedents of CORELS files have no "
+                             "definition over the data's columns")
         from ..mining import read_corels
         problem = read_corels(path)
         single = [i for i, nm in enumerate(problem.antecedent_names) if "," not in nm]
         if not single:
             raise ValueError(f"--data {path}: the CORELS file has no single-item antecedents "
                              "to use as binary features")
-        names = [problem.antecedent_names[i] for i in single]
+        names = [problem.antecedents[i].text for i in single]      # sex:Female -> sex == Female
         Xb = problem.dense()[:, single].astype(bool)
-        args.data_info = DataInfo(labels=_stem_labels(path), feature_names=names, path=path,
-                                  stem=True)
+        args.data_info = DataInfo(labels=_stem_labels(path), path=path, stem=True)
         return (Xb, np.asarray(problem.y).astype(int), names,
                 f"CORELS files {path}.out/.label: {len(names)} single-item antecedents as "
                 "binary features")

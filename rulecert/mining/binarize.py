@@ -55,47 +55,12 @@ from sklearn.base import BaseEstimator, TransformerMixin, _fit_context
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import _check_sample_weight, check_array, check_is_fitted, validate_data
 
+from ..models.antecedent import literal_text
+
 __all__ = ["FeatureBinarizer"]
 
 _MISSING_OP = "is missing"
 _NOT_MISSING_OP = "is not missing"
-
-
-def _fmt(v) -> str:
-    """Readable, round-trippable text for a threshold or category value."""
-    if isinstance(v, (bool, np.bool_)):
-        return str(bool(v))
-    if isinstance(v, (Integral, np.integer)):
-        return str(int(v))
-    if isinstance(v, (float, np.floating)):
-        v = float(v)
-        if v.is_integer():
-            return str(int(v))
-        return np.format_float_positional(v, trim="-")
-    return str(v)
-
-
-_OPERATOR_VALUE = re.compile(r"^\s*(<=|>=|<|>|==|=)\s*(-?\d+(?:\.\d+)?)\s*$")
-_NEGATED_OP = {"<=": ">", ">": "<=", "<": ">=", ">=": "<", "==": "!=", "!=": "==",
-               "is missing": "is not missing", "is not missing": "is missing"}
-
-
-def literal_text(col: str, op: str, value=None) -> str:
-    """The one spelling of a literal: ``age <= 25.5``, ``sex == Female``, ``sex != Female``,
-    ``age is missing``.  A category that is itself a comparison (the CORELS files' ``>3``,
-    ``=0``) reads as one: ``priors > 3``, ``priors == 0`` (and ``!=`` as ``not (priors > 3)``).
-    Values that are empty or padded with spaces are quoted."""
-    if op in (_MISSING_OP, _NOT_MISSING_OP):
-        return f"{col} {op}"
-    if op in ("==", "!=") and isinstance(value, str):
-        m = _OPERATOR_VALUE.match(value)
-        if m:
-            vop = "==" if m.group(1) in ("=", "==") else m.group(1)
-            text = f"{col} {vop} {m.group(2)}"
-            return text if op == "==" else f"not ({text})"
-        if value != value.strip() or not value:
-            return f"{col} {op} {value!r}"
-    return f"{col} {op} {_fmt(value)}"
 
 
 def _decimals(v: float) -> int:

@@ -156,7 +156,7 @@ class FallingRuleList(OrderedRules):
         neg_name, pos_name = (_label_text(v) for v in labels)
         heads = []
         for k, a in enumerate(self.antecedents):
-            heads.append(("IF " if k == 0 else "ELSE IF ") + a.name + " THEN")
+            heads.append(("IF " if k == 0 else "ELSE IF ") + a.text + " THEN")
         heads.append("ELSE" if self.antecedents else "ALWAYS")
         width = max(len(h) for h in heads)
         lines = [f"{'Rule':<{width}}  {'Prob':>{decimals + 3}}  {'n+':>7}  {'n-':>7}"]

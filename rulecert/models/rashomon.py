@@ -31,6 +31,7 @@ import numpy as np
 
 from .. import bits
 from ..certificate import Certificate
+from .antecedent import corels_name_text
 from .rulelist import RuleList, rule_list_from_prefix
 
 _LITERAL_SPLIT = re.compile(r"\s*(?:&&|,|\s+and\s+)\s*")
@@ -226,7 +227,8 @@ class RashomonSet:
         """The certificate, the best ``top`` lists and (with the problem) the multiplicity."""
         lines = [self.certificate.summary(), ""]
         for i, (p, o) in enumerate(zip(self.prefixes[:top], self.objectives[:top])):
-            names = " -> ".join(self.antecedent_names[a] for a in p) or "(default rule only)"
+            names = " -> ".join(corels_name_text(self.antecedent_names[a]) for a in p) \
+                or "(default rule only)"
             lines.append(f"  #{i + 1}  objective {o:.6f}  {names}")
         if len(self) > top:
             lines.append(f"  ... and {len(self) - top} more")

@@ -109,7 +109,7 @@ class RuleList(OrderedRules):
 
         for k, (a, p) in enumerate(zip(self.antecedents, self.predictions)):
             kw = "if" if k == 0 else "else if"
-            lines.append(f"{kw} ({a.name}) then predict {names[p]}{extra(k)}")
+            lines.append(f"{kw} ({a.text}) then predict {names[p]}{extra(k)}")
         lines.append(("else " if self.antecedents else "")
                      + f"predict {names[self.default]}{extra(self.n_rules)}")
         return "\n".join(lines)
