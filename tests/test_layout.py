@@ -27,8 +27,8 @@ LAYERS = [
     ("rulecert.reference", 4),
     ("rulecert.search", 5), ("rulecert.mipmodels", 5),
     ("rulecert.crosscheck", 6),
-    ("rulecert.estimators", 7), ("rulecert.plotting", 7), ("rulecert.experiments", 7),
     ("rulecert.export", 7),
+    ("rulecert.estimators", 7), ("rulecert.plotting", 7), ("rulecert.experiments", 7),
     ("rulecert.cli", 8),
 ]
 

@@ -19,7 +19,6 @@ from __future__ import annotations
 import dataclasses
 import os
 import sys
-import warnings
 from pathlib import Path
 
 import numpy as np
@@ -69,23 +68,10 @@ def add_data_arguments(p) -> None:
     add_missing_argument(p)
 
 
-def one_line_warnings(args) -> None:
-    """Warnings of a command-line run print as one line, ``rulecert CMD: warning: ...``, without
-    the source line (the ``c`` below 1/n warning, for example)."""
-    command = getattr(args, "command", None) or "rulecert"
-
-    def fmt(message, category, filename, lineno, line=None):
-        return f"rulecert {command}: warning: {message}\n"
-
-    warnings.formatwarning = fmt
-
-
 def is_corels_stem(path: str) -> bool:
     s = path[:-4] if path.endswith(".out") else path
     return Path(s + ".out").exists() and Path(s + ".label").exists()
 
-
-_is_corels_stem = is_corels_stem
 
 
 def _plain_value(v):
@@ -118,10 +104,6 @@ def target_labels(col, positive=None):
         pos = sorted(vals, key=str)[1]
     neg = [v for v in vals if v != pos][0]
     return (col == pos).to_numpy().astype(np.int8), (neg, pos)
-
-
-def _positive_labels(col) -> np.ndarray:
-    return target_labels(col)[0]
 
 
 def apply_missing_policy(df, policy: str, path: str, columns=None):
@@ -207,8 +189,7 @@ def check_save_model_path(args) -> None:
 
 
 def start(args) -> None:
-    """What every data-reading subcommand does first: one-line warnings, output paths checked."""
-    one_line_warnings(args)
+    """What every data-reading subcommand does first: output paths checked before any work."""
     check_save_model_path(args)
 
 

@@ -10,6 +10,8 @@ def add_parser(sub) -> None:
     from ._data import add_data_arguments
     p = sub.add_parser("corels", help="certifiably optimal rule list (CORELS branch-and-bound)")
     add_data_arguments(p)
+    from ._data import add_save_model_argument
+    add_save_model_argument(p)
     p.add_argument("--c", type=float, default=0.01, help="penalty per rule (default 0.01)")
     p.add_argument("--policy", default="lower_bound",
                    choices=["lower_bound", "bfs", "dfs", "objective", "curiosity"])
@@ -18,8 +20,6 @@ def add_parser(sub) -> None:
     p.add_argument("--node-limit", type=int, default=None, help="node expansions")
     p.add_argument("--memory-limit-mb", type=float, default=None, help="stop cleanly above this RSS")
     p.add_argument("--json", action="store_true", help="print one JSON object")
-    from ._data import add_save_model_argument
-    add_save_model_argument(p)
     p.add_argument("--quiet", action="store_true", help="no progress indicator on stderr")
     p.set_defaults(func=run)
 

@@ -8,6 +8,8 @@ def add_parser(sub) -> None:
     from ._data import add_data_arguments
     p = sub.add_parser("frl", help="falling / softly falling rule list (Monte-Carlo and exact search)")
     add_data_arguments(p)
+    from ._data import add_save_model_argument
+    add_save_model_argument(p)
     p.add_argument("--w", type=float, default=7.0, help="positive-class weight (threshold 1/(1+w))")
     p.add_argument("--C", type=float, default=1e-6, help="cost per rule")
     p.add_argument("--soft", action="store_true", help="softly falling rule list (Program 5.1)")
@@ -20,8 +22,6 @@ def add_parser(sub) -> None:
     p.add_argument("--time-limit", type=float, default=None, help="seconds for the whole run")
     p.add_argument("--node-limit", type=int, default=None, help="exact-search expansions")
     p.add_argument("--json", action="store_true", help="print one JSON object")
-    from ._data import add_save_model_argument
-    add_save_model_argument(p)
     p.set_defaults(func=run)
 
 

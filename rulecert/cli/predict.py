@@ -41,9 +41,8 @@ def run(args) -> int:
     import pandas as pd
 
     from ..export import load_model
-    from ._data import apply_missing_policy, one_line_warnings
+    from ._data import apply_missing_policy
 
-    one_line_warnings(args)
     if getattr(args, "plot", None):
         raise ValueError("--plot does not apply to predict (no solver runs)")
     if args.out is not None:

@@ -16,7 +16,6 @@ from sklearn.utils.validation import (_check_sample_weight, check_is_fitted, col
                                       has_fit_parameter, validate_data)
 
 from ..checks import check_binary_matrix
-from ..mining.binarize import _plain
 
 
 class BinaryRuleClassifier(ClassifierMixin, BaseEstimator):
@@ -79,6 +78,7 @@ class BinaryRuleClassifier(ClassifierMixin, BaseEstimator):
         check_classification_targets(y)
         classes = np.unique(y)
         if classes.shape[0] == 1:
+            from ..mining.binarize import _plain
             raise ValueError(f"y contains one class only ({_plain(classes[0])!r}); "
                              f"{type(self).__name__} needs two classes")
         y_type = type_of_target(y, input_name="y", raise_unknown=True)

@@ -10,7 +10,6 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 
 from ..limits import Deadline, check_time_limit
-from ..mining.binarize import _plain
 from ..models.ruleset import check_complexity_bound
 from ._base import BinaryRuleClassifier
 
@@ -345,6 +344,7 @@ class BooleanRuleCGCV(BooleanRuleCGClassifier):
         try:
             grid = sorted({float(c) for c in np.asarray(self.complexity_bounds, dtype=float).ravel()})
         except (TypeError, ValueError):
+            from ..mining.binarize import _plain
             raise ValueError(f"complexity_bounds must be numbers, got {_plain(self.complexity_bounds)!r}")
         if not grid:
             raise ValueError("complexity_bounds is empty")
