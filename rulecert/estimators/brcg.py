@@ -1,6 +1,7 @@
 """BooleanRuleCGClassifier: DNF / CNF rule sets by column generation, with a certified gap."""
 from __future__ import annotations
 
+import functools
 import math
 import time
 from numbers import Integral, Real
@@ -12,6 +13,16 @@ from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from ..limits import Deadline, check_time_limit
 from ..models.ruleset import check_complexity_bound
 from ._base import BinaryRuleClassifier
+
+
+def _with_training_counts(colgen):
+    """``_colgen`` whose rule set carries its training counts (:meth:`RuleSet.with_counts` on
+    the fit's binary X, labels and weights), which ``predict_proba`` reads."""
+    @functools.wraps(colgen)
+    def wrapper(self, Xb, y01, sw, *args, **kwargs):
+        ruleset, *rest = colgen(self, Xb, y01, sw, *args, **kwargs)
+        return (ruleset.with_counts(Xb, y01, sw), *rest)
+    return wrapper
 
 
 class BooleanRuleCGClassifier(BinaryRuleClassifier):
@@ -189,6 +200,7 @@ class BooleanRuleCGClassifier(BinaryRuleClassifier):
             raise ValueError("sample_weight leaves one class with zero total weight")
         return Xb, y01, sw, names
 
+    @_with_training_counts
     def _colgen(self, Xb, y01, sw, names, complexity_bound, time_limit, seed,
                 initial_clauses=None, initial_solution=None):
         """One column-generation solve on validated binary data with this estimator's
@@ -205,8 +217,7 @@ class BooleanRuleCGClassifier(BinaryRuleClassifier):
         opts.initial_clauses = initial_clauses
         opts.initial_solution = initial_solution
         sol = solve(problem, opts)
-        ruleset = sol.model.with_counts(Xb, y01, sw)   # training frequencies for the scores
-        return ruleset, sol.certificate, sol.column_pool, sol.solution_clauses
+        return sol.model, sol.certificate, sol.column_pool, sol.solution_clauses
 
     def _set_fit(self, result, names):
         ruleset, cert, pool, solution = result
