@@ -43,7 +43,7 @@ from rulecert.search.falling import branch_and_bound, monte_carlo
 
 def table1_prefix(problem):
     """Indices of the Table 1 antecedents in ``problem`` (matched as literal sets)."""
-    names = [set(nm.split(" && ")) for nm in problem.antecedent_names]
+    names = [set(nm.split(" and ")) for nm in problem.antecedent_names]
     out = []
     for a, b in TABLE1:
         hits = [i for i, s in enumerate(names) if s == {a, b}]

@@ -20,7 +20,7 @@ def as_binary_labels(y, n_expected: int | None = None) -> np.ndarray:
         bad = ~np.isin(y, (0, 1))
         if bad.any():
             i = int(np.flatnonzero(bad)[0])
-            raise ValueError(f"labels must be 0/1; found {y[i]!r} at index {i}")
+            raise ValueError(f"labels must be 0/1; found {y[i].item()!r} at index {i}")
         return y.astype(np.int8)
     raise ValueError(f"labels must be 0/1 numbers, got dtype {y.dtype}")
 
@@ -42,6 +42,6 @@ def check_binary_matrix(X, what: str = "X") -> np.ndarray:
     bad = ~np.isin(X, (0, 1))
     if bad.any():
         r, c = np.argwhere(bad)[0]
-        raise ValueError(f"{what} must hold binary 0/1 values; found {X[r, c]!r} at row {r}, "
+        raise ValueError(f"{what} must hold binary 0/1 values; found {X[r, c].item()!r} at row {r}, "
                          f"column {c}; use rulecert.mining.FeatureBinarizer for raw features")
     return X.astype(bool)

@@ -27,7 +27,7 @@ def test_corels_text_on_csv_with_real_names(tmp_path, capsys):
     df.to_csv(path, index=False)
     assert main(["corels", "--data", str(path), "--c", "0.01", "--quiet"]) == 0
     out = capsys.readouterr().out
-    assert "smoker && old" in out or "old && smoker" in out
+    assert "smoker and old" in out or "old and smoker" in out
     assert "proven optimal  : True" in out
 
 

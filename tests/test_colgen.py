@@ -290,8 +290,8 @@ def test_ruleset_model_predict_text_json():
     assert dnf.complexity == 5 and dnf.n_clauses == 2 and dnf.n_literals == 3
     cnf = RuleSet([((0, 1), (1, 1)), ((2, 0),)], "cnf", ["a", "b", "c"])
     assert list(cnf.predict(X)) == [0, 0, 1, 0]
-    assert "a AND c" in dnf.to_text() and "OR (b)" in dnf.to_text()
-    assert "a OR b" in cnf.to_text() and "not (c)" in cnf.to_text()
+    assert "a and c" in dnf.to_text() and "or (b)" in dnf.to_text()
+    assert "a or b" in cnf.to_text() and "(not c)" in cnf.to_text()
     for r in (dnf, cnf, RuleSet([], "dnf"), RuleSet([], "cnf")):
         assert RuleSet.from_json(r.to_json()) == r
     assert list(RuleSet([], "dnf").predict(X)) == [0] * 4
@@ -302,7 +302,7 @@ def test_ruleset_model_predict_text_json():
     for form, want in (("dnf", 1), ("cnf", 0)):
         r = RuleSet([()], form)
         assert list(r.predict(X)) == [want] * 4 and r.complexity == 1
-        assert ("TRUE" if form == "dnf" else "FALSE") in r.to_text()
+        assert ("(true)" if form == "dnf" else "(false)") in r.to_text()
         assert RuleSet.from_json(r.to_json()) == r
 
 
@@ -694,7 +694,7 @@ def test_empty_clause_estimator_at_complexity_one():
     clf = BooleanRuleCGClassifier(1, empty_clause=True).fit(X.astype(int), y)
     # the only rule sets of complexity <= 1: predict 0 (loss = positives) or TRUE (negatives)
     want_true = (y == 0).sum() < (y == 1).sum()
-    assert want_true and clf.complexity_ == 1 and "TRUE" in str(clf)
+    assert want_true and clf.complexity_ == 1 and "(true)" in str(clf)
     assert (clf.predict(X.astype(int)) == 1).all() and clf.certificate_.proven_optimal
     with pytest.raises(ValueError, match="no clause fits"):
         BooleanRuleCGClassifier(1).fit(X.astype(int), y)

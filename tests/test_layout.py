@@ -28,6 +28,7 @@ LAYERS = [
     ("rulecert.reference", 4),
     ("rulecert.search", 5), ("rulecert.mipmodels", 5),
     ("rulecert.crosscheck", 6),
+    ("rulecert.export", 7),
     ("rulecert.estimators", 7), ("rulecert.plotting", 7), ("rulecert.experiments", 7),
     ("rulecert.cli", 8), ("rulecert.__main__", 8),
 ]

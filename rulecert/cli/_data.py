@@ -1,11 +1,55 @@
-"""Reading a problem for the command line: a CSV (binary or raw columns) or a CORELS file stem."""
+"""Reading a problem for the command line: a CSV (binary or raw columns) or a CORELS file stem.
+
+One missing-value policy for every subcommand (``--missing``):
+
+* ``error`` (default): a missing feature or target value is a one-line error naming the column
+  and the count;
+* ``drop``: rows with a missing value in any column read (features and target) are dropped,
+  and the count is reported on stderr;
+* ``indicator`` / ``category``: missing feature values are kept and binarized by
+  :class:`~rulecert.mining.FeatureBinarizer` (``col is missing`` literals; for ``category`` a
+  missing categorical value is one more category).  A missing target value is an error.
+
+What was read (the fitted binarizer, the binary columns the model's literals index, the class
+labels) is kept in ``args.data_info`` (:class:`DataInfo`) for printing rules with the real
+class labels and for ``--save-model``.
+"""
 from __future__ import annotations
 
+import dataclasses
 import os
 import sys
 from pathlib import Path
 
 import numpy as np
+
+MISSING = ("error", "drop", "indicator", "category")
+
+
+@dataclasses.dataclass
+class DataInfo:
+    """What the subcommand read: ``labels`` (class 0, class 1) as in the data, the fitted
+    ``binarizer`` (None for binary columns or CORELS files), the binary ``feature_names`` the
+    model's literals index, the ``target`` column and the ``path``."""
+
+    labels: tuple = (0, 1)
+    binarizer: object = None
+    feature_names: list | None = None
+    target: str | None = None
+    path: str = ""
+    stem: bool = False
+
+
+def add_missing_argument(p) -> None:
+    p.add_argument("--missing", default="error", choices=MISSING,
+                   help="missing values: error (default; names the column), drop the rows, or "
+                        "binarize them as an 'is missing' literal (indicator) or a category")
+
+
+def add_save_model_argument(p) -> None:
+    p.add_argument("--save-model", metavar="M.json", default=None,
+                   help="write the model and its binarizer to this JSON file, for "
+                        "'rulecert predict --model M.json --data X.csv'")
 
 
 def add_data_arguments(p) -> None:
@@ -21,35 +65,86 @@ def add_data_arguments(p) -> None:
                    help="antecedent support must lie in [s, 1 - s] (CSV input)")
     p.add_argument("--no-negations", dest="negations", action="store_false",
                    help="do not use negated literals when mining a CSV")
+    add_missing_argument(p)
 
 
-def _is_corels_stem(path: str) -> bool:
+def is_corels_stem(path: str) -> bool:
     s = path[:-4] if path.endswith(".out") else path
     return Path(s + ".out").exists() and Path(s + ".label").exists()
 
 
-def _positive_labels(col) -> np.ndarray:
-    vals = list(dict.fromkeys(col.dropna().tolist()))
+
+def _plain_value(v):
+    return v.item() if isinstance(v, np.generic) else v
+
+
+def target_labels(col, positive=None):
+    """(0/1 labels, (class 0 label, class 1 label)) of a target column; ``positive`` as
+    ``--positive`` (compared as text)."""
     if col.isna().any():
-        raise ValueError(f"target column {col.name!r} has {int(col.isna().sum())} missing values")
+        raise ValueError(f"target column {col.name!r} has {int(col.isna().sum())} missing "
+                         "value(s); drop those rows (--missing drop) or fill them")
+    vals = [_plain_value(v) for v in dict.fromkeys(col.tolist())]
+    if positive is not None:
+        y = (col.astype(str) == str(positive)).to_numpy().astype(np.int8)
+        hit = [v for v in vals if str(v) == str(positive)]
+        if not hit:
+            raise ValueError(f"--positive {positive!r} is not a value of the target column "
+                             f"{col.name!r}; values: {vals[:5]}")
+        others = [v for v in vals if str(v) != str(positive)]
+        neg = others[0] if len(others) == 1 else f"not {hit[0]}"
+        return y, (neg, hit[0])
     if len(vals) != 2:
         raise ValueError(f"target column {col.name!r} must have two values, found {len(vals)}: {vals[:5]}")
     for pos in (1, "1", "yes", "Yes", "true", "True", True):
         if pos in vals:
-            return (col == pos).to_numpy().astype(np.int8)
-    return (col == sorted(vals, key=str)[1]).to_numpy().astype(np.int8)
+            pos = vals[vals.index(pos)]
+            break
+    else:
+        pos = sorted(vals, key=str)[1]
+    neg = [v for v in vals if v != pos][0]
+    return (col == pos).to_numpy().astype(np.int8), (neg, pos)
+
+
+def apply_missing_policy(df, policy: str, path: str, columns=None):
+    """``df`` under the ``--missing`` policy (see the module doc), for the ``columns`` read
+    (default: all): unchanged, or without the rows that have a missing value there."""
+    cols = list(df.columns if columns is None else columns)
+    counts = {c: int(k) for c, k in df[cols].isna().sum().items() if k}
+    if not counts:
+        return df
+    if policy == "drop":
+        keep = ~df[cols].isna().any(axis=1)
+        print(f"rulecert: {path}: dropped {int((~keep).sum())} of {len(df)} rows with missing "
+              f"values (--missing drop)", file=sys.stderr)
+        if not keep.any():
+            raise ValueError(f"{path}: every row has a missing value; nothing left after "
+                             "--missing drop")
+        return df[keep].reset_index(drop=True)
+    if policy == "error":
+        c, k = next(iter(counts.items()))
+        more = f" (and {len(counts) - 1} more columns)" if len(counts) > 1 else ""
+        raise ValueError(f"column {c!r} of {path} has {k} missing value(s){more}; choose "
+                         "--missing drop, indicator or category")
+    return df
 
 
 def read_csv_table(path: str, args):
-    """(frame, feature columns, 0/1 labels, target name) of a CSV, with --target / --positive."""
+    """(frame, feature columns, 0/1 labels, target name) of a CSV, with --target / --positive
+    and the --missing policy; the class labels go to ``args.data_info``."""
     import pandas as pd
     df = pd.read_csv(path)
+    if df.shape[1] < 2:
+        raise ValueError(f"{path} has {df.shape[1]} column(s); a feature and a target are needed")
     target = args.target if args.target is not None else df.columns[-1]
     if target not in df.columns:
         raise ValueError(f"--target {target!r} is not a column of {path}; columns: {list(df.columns)}")
-    col = df[target]
-    y = ((col.astype(str) == str(args.positive)).to_numpy().astype(np.int8)
-         if args.positive is not None else _positive_labels(col))
+    policy = getattr(args, "missing", "error")
+    if df[target].isna().any() and policy != "drop":
+        target_labels(df[target])           # the one-line error
+    df = apply_missing_policy(df, policy, path)
+    y, labels = target_labels(df[target], args.positive)
+    args.data_info = DataInfo(labels=labels, target=str(target), path=path)
     return df, df.drop(columns=[target]), y, target
 
 
@@ -58,25 +153,96 @@ def is_binary_frame(X) -> bool:
     return all(not X[c].isna().any() and X[c].isin([0, 1]).all() for c in X.columns)
 
 
+def binarize_frame(X, args, **options):
+    """(binary frame, fitted FeatureBinarizer or None): binary columns as they are, others
+    binarized under the --missing policy."""
+    if is_binary_frame(X):
+        return X, None
+    from ..mining import FeatureBinarizer
+    policy = getattr(args, "missing", "error")
+    fb = FeatureBinarizer(missing=policy if policy in ("indicator", "category") else "error",
+                          **options)
+    return fb.fit_transform(X), fb
+
+
+def _stem_labels(path: str):
+    """The class labels of a CORELS ``.label`` file: the text after the last ``:`` of each
+    line's name (``{recidivate:No}`` -> ``No``)."""
+    s = path[:-4] if path.endswith(".out") else path
+    names = []
+    with open(s + ".label") as fh:
+        for line in fh:
+            line = line.strip()
+            if line.startswith("{") and "}" in line:
+                names.append(line[1:line.index("}")].rpartition(":")[2])
+    return tuple(names) if len(names) == 2 else (0, 1)
+
+
+def check_save_model_path(args) -> None:
+    """A bad ``--save-model`` path fails before any work."""
+    path = getattr(args, "save_model", None)
+    if not path:
+        return
+    parent = Path(os.path.expanduser(path)).parent
+    if not parent.is_dir():
+        raise ValueError(f"--save-model {path}: the folder {parent} does not exist")
+
+
+def start(args) -> None:
+    """What every data-reading subcommand does first: output paths checked before any work."""
+    check_save_model_path(args)
+
+
 def load_problem(args):
     """(RuleProblem, description) from --data and the mining options."""
+    start(args)
     path = os.path.expanduser(args.data)
     from ..mining import read_corels
-    if _is_corels_stem(path):
+    if is_corels_stem(path):
+        if getattr(args, "save_model", None):
+            raise ValueError("--save-model needs a CSV: the antecedents of CORELS files have no "
+                             "definition over the data's columns")
         problem = read_corels(path)
+        args.data_info = DataInfo(labels=_stem_labels(path), path=path, stem=True)
         return problem, f"CORELS files {path}.out/.label"
     if not Path(path).exists():
         raise FileNotFoundError(f"--data {path}: neither a CSV file nor a CORELS file stem "
                                 "(PATH.out and PATH.label)")
     from ..mining.antecedents import mine_antecedents
     df, X, y, target = read_csv_table(path, args)
-    binary = is_binary_frame(X)
-    if not binary:
-        from ..mining import FeatureBinarizer
+    Xb, fb = binarize_frame(X, args, negations=False)
+    if fb is not None:
         print(f"rulecert: {path} has non-binary columns; binarizing them with FeatureBinarizer",
               file=sys.stderr)
-        X = FeatureBinarizer(negations=False).fit_transform(X)
-    aset = mine_antecedents(X.to_numpy(), [str(c) for c in X.columns], max_card=args.max_card,
+    names = [str(c) for c in Xb.columns]
+    args.data_info.binarizer, args.data_info.feature_names = fb, names
+    aset = mine_antecedents(Xb.to_numpy(), names, max_card=args.max_card,
                             min_support=args.min_support, negations=args.negations)
     return aset.to_problem(y), (f"{path}: {len(df)} rows, target {target!r}, "
                                 f"{aset.captures.shape[0]} antecedents mined")
+
+
+def class_labels(args) -> tuple:
+    """(class 0, class 1) labels of what the subcommand read (0, 1 when unknown)."""
+    info = getattr(args, "data_info", None)
+    return info.labels if info is not None else (0, 1)
+
+
+def save_model_if_asked(args, model, **meta) -> None:
+    """``--save-model M.json``: write ``model`` with the binarizer and labels of what was read
+    (:func:`rulecert.export.save_model`)."""
+    path = getattr(args, "save_model", None)
+    if not path:
+        return
+    from ..export import save_model
+    info = getattr(args, "data_info", None) or DataInfo()
+    if info.stem:
+        raise ValueError("--save-model needs a CSV: the antecedents of CORELS files have no "
+                         "definition over the data's columns")
+    if isinstance(meta.get("certificate"), dict):     # the certificate without its history
+        meta["certificate"] = {k: v for k, v in meta["certificate"].items() if k != "history"}
+    meta = {"command": getattr(args, "command", None), "data": info.path, "target": info.target,
+            **meta}
+    save_model(path, model, binarizer=info.binarizer, feature_names=info.feature_names,
+               classes=info.labels, meta=meta)
+    print(f"model written to {path}", file=sys.stderr)

@@ -10,7 +10,9 @@ from pathlib import Path
 def add_parser(sub) -> None:
     p = sub.add_parser("brcg", help="Boolean rule set (DNF/CNF) by column generation, certified")
     p.add_argument("--data", required=True,
-                   help="a CSV file; raw columns are binarized (decile thresholds and negations)")
+                   help="a CSV file (raw columns are binarized: decile thresholds and negations) "
+                        "or a CORELS file stem (PATH.out + PATH.label: its single-item "
+                        "antecedents are the binary features)")
     p.add_argument("--target", default=None, help="target column (default: the last column)")
     p.add_argument("--positive", default=None,
                    help="target value that counts as positive (default: 1, 'yes', 'true' or the "
@@ -45,32 +47,47 @@ def add_parser(sub) -> None:
                    help="binarize without negated literals")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--json", action="store_true", help="print one JSON object")
+    from ._data import add_missing_argument, add_save_model_argument
+    add_missing_argument(p)
+    add_save_model_argument(p)
     p.set_defaults(func=run)
 
 
 def load_binary_data(args):
-    """(binary matrix, 0/1 labels, literal names, description) from a CSV file."""
+    """(binary matrix, 0/1 labels, literal names, description) from a CSV file or a CORELS
+    file stem (its single-item antecedents are the binary features)."""
     import numpy as np
 
-    from ._data import is_binary_frame, read_csv_table
+    from ._data import DataInfo, _stem_labels, binarize_frame, is_corels_stem, read_csv_table, start
 
+    start(args)
     path = os.path.expanduser(args.data)
+    if is_corels_stem(path):
+        if getattr(args, "save_model", None):
+            raise ValueError("--save-model needs a CSV: the antecedents of CORELS files have no "
+                             "definition over the data's columns")
+        from ..mining import read_corels
+        problem = read_corels(path)
+        single = [i for i, nm in enumerate(problem.antecedent_names) if "," not in nm]
+        if not single:
+            raise ValueError(f"--data {path}: the CORELS file has no single-item antecedents "
+                             "to use as binary features")
+        names = [problem.antecedents[i].text for i in single]      # sex:Female -> sex == Female
+        Xb = problem.dense()[:, single].astype(bool)
+        args.data_info = DataInfo(labels=_stem_labels(path), path=path, stem=True)
+        return (Xb, np.asarray(problem.y).astype(int), names,
+                f"CORELS files {path}.out/.label: {len(names)} single-item antecedents as "
+                "binary features")
     if not Path(path).exists():
-        raise FileNotFoundError(f"--data {path}: no such file")
+        raise FileNotFoundError(f"--data {path}: neither a CSV file nor a CORELS file stem "
+                                "(PATH.out and PATH.label)")
     df, X, y, target = read_csv_table(path, args)
-    binary = is_binary_frame(X)
-    if binary:
-        names = [str(c) for c in X.columns]
-        Xb = X.to_numpy().astype(bool)
-        how = "binary columns used as they are"
-    else:
-        from ..mining import FeatureBinarizer
-        fb = FeatureBinarizer(n_thresholds=args.n_thresholds, negations=args.negations,
-                              missing="indicator")
-        Xt = fb.fit_transform(X)
-        names = [str(c) for c in fb.get_feature_names_out()]
-        Xb = np.asarray(Xt).astype(bool)
-        how = f"binarized into {len(names)} literals"
+    Xt, fb = binarize_frame(X, args, n_thresholds=args.n_thresholds, negations=args.negations)
+    names = [str(c) for c in Xt.columns]
+    args.data_info.binarizer, args.data_info.feature_names = fb, names
+    Xb = np.asarray(Xt).astype(bool)
+    how = ("binary columns used as they are" if fb is None
+           else f"binarized into {len(names)} literals")
     return Xb, np.asarray(y).astype(int), names, f"{path}: {len(df)} rows, target {target!r}, {how}"
 
 
@@ -79,6 +96,7 @@ def run(args) -> int:
     import pandas as pd
 
     from ..estimators.brcg import BooleanRuleCGClassifier, BooleanRuleCGCV
+    from ._data import class_labels, save_model_if_asked
     from ._plot import write_plot
     Xb, y, names, desc = load_binary_data(args)
     common = dict(max_clause_length=args.max_clause_length, empty_clause=args.empty_clause,
@@ -99,9 +117,11 @@ def run(args) -> int:
     cv = getattr(clf, "cv_results_", None)
     s = cert.stats
     write_plot(args, [cert])
+    labels = class_labels(args)
+    save_model_if_asked(args, ruleset, complexity_bound=C, certificate=cert.to_dict())
     if args.json:
         d = {"data": desc, "complexity_bound": C, "ruleset": ruleset.to_dict(),
-             "rules_text": ruleset.to_text(), "certificate": cert.to_dict()}
+             "rules_text": ruleset.to_text(labels=labels), "certificate": cert.to_dict()}
         if cv is not None:
             d["cv_results"] = {k: np.asarray(v).tolist() for k, v in cv.items()}
         print(json.dumps(d, default=str))
@@ -115,7 +135,7 @@ def run(args) -> int:
                   f"{cv['mean_complexity'][i]:.1f} / {cv['proven_optimal'][i]:.0%}"
                   + ("   <- chosen" if c == C else ""))
     print(f"{len(y)} samples, {len(names)} binary features, C = {C:g}, form = {args.form}\n")
-    print(ruleset.to_text())
+    print(ruleset.to_text(labels=labels))
     print(f"\nHamming loss: {s['hamming_loss']}, training errors: {s['training_errors']} / "
           f"{len(y)}, complexity: {ruleset.complexity}")
     print(cert.summary())

@@ -9,6 +9,8 @@ def add_parser(sub) -> None:
     from ._run import add_memory_argument
     p = sub.add_parser("corels", help="certifiably optimal rule list (CORELS branch-and-bound)")
     add_data_arguments(p)
+    from ._data import add_save_model_argument
+    add_save_model_argument(p)
     p.add_argument("--c", type=float, default=0.01, help="penalty per rule (default 0.01)")
     p.add_argument("--policy", default="lower_bound",
                    choices=["lower_bound", "bfs", "dfs", "objective", "curiosity"])
@@ -38,7 +40,7 @@ def result_dict(rule_list, cert, problem, c) -> dict:
 
 def run(args) -> int:
     from ..search.corels import corels
-    from ._data import load_problem
+    from ._data import class_labels, load_problem, save_model_if_asked
     from ._plot import write_plot
     from ._run import exit_code, progress
     problem, desc = load_problem(args)
@@ -46,13 +48,15 @@ def run(args) -> int:
                              time_limit=args.time_limit, node_limit=args.node_limit,
                              memory_limit_mb=args.memory_limit_mb, callback=progress(args))
     res = result_dict(rule_list, cert, problem, args.c)
+    res["rules_text"] = rule_list.to_text(probabilities=True, labels=class_labels(args))
     write_plot(args, [cert])
+    save_model_if_asked(args, rule_list, c=args.c, certificate=cert.to_dict())
     if args.json:
         print(json.dumps(res, default=str))
         return exit_code(cert)
     print(f"data: {desc}")
     print(f"{problem.n_samples} samples, {problem.n_antecedents} antecedents, c = {args.c}\n")
-    print(rule_list.to_text(probabilities=True))
+    print(res["rules_text"])
     print(f"\nmistakes: {res['mistakes']} / {problem.n_samples}, rules: {rule_list.n_rules}")
     print(cert.summary())
     return exit_code(cert)

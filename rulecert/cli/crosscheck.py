@@ -29,7 +29,7 @@ def add_parser(sub) -> None:
 
 def run(args) -> int:
     from ..crosscheck import crosscheck_rule_list
-    from ._data import load_problem
+    from ._data import class_labels, load_problem
     from ._plot import write_plot
     problem, desc = load_problem(args)
     res = crosscheck_rule_list(problem, args.c, max_rules=args.max_rules, backend=args.backend,
@@ -38,6 +38,8 @@ def run(args) -> int:
     if args.json:
         d = res.to_dict()
         d["data"] = desc
+        for key, rl in (("reference", res.reference_rule_list), ("mip", res.mip_rule_list)):
+            d[key]["rules_text"] = None if rl is None else rl.to_text(labels=class_labels(args))
         print(json.dumps(d, default=str))
     else:
         print(f"data: {desc}")

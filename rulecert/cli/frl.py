@@ -9,6 +9,8 @@ def add_parser(sub) -> None:
     from ._run import add_memory_argument
     p = sub.add_parser("frl", help="falling / softly falling rule list (Monte-Carlo and exact search)")
     add_data_arguments(p)
+    from ._data import add_save_model_argument
+    add_save_model_argument(p)
     p.add_argument("--w", type=float, default=7.0, help="positive-class weight (threshold 1/(1+w))")
     p.add_argument("--C", type=float, default=1e-6, help="cost per rule")
     p.add_argument("--soft", action="store_true", help="softly falling rule list (Program 5.1)")
@@ -28,7 +30,7 @@ def add_parser(sub) -> None:
 
 def run(args) -> int:
     from ..search.falling import solve
-    from ._data import load_problem
+    from ._data import class_labels, load_problem, save_model_if_asked
     from ._plot import write_plot
     from ._run import exit_code, progress
     problem, desc = load_problem(args)
@@ -39,13 +41,16 @@ def run(args) -> int:
                 node_limit=args.node_limit, memory_limit_mb=args.memory_limit_mb,
                 callback=progress(args))
     model, cert, mc_cert = sol.model, sol.certificate, sol.monte_carlo_certificate
+    text = model.to_text(labels=class_labels(args))
+    save_model_if_asked(args, model, program=prog, w=args.w, C=args.C, C1=C1,
+                        certificate=cert.to_dict())
     if mc_cert is not None and mc_cert is not cert:
         write_plot(args, [mc_cert, cert], ["Monte-Carlo", "branch-and-bound"])
     else:
         write_plot(args, [cert])
     if args.json:
         out = {"program": prog, "w": args.w, "C": args.C, "C1": C1, "model": model.to_dict(),
-               "certificate": cert.to_dict()}
+               "rules_text": text, "certificate": cert.to_dict()}
         if mc_cert is not None and mc_cert is not cert:
             out["monte_carlo"] = {"objective": mc_cert.objective, "wall_time_s": mc_cert.wall_time}
         for d in (out["certificate"],):
@@ -56,7 +61,7 @@ def run(args) -> int:
     print(f"data: {desc}")
     print(f"{problem.n_samples} samples, {problem.n_antecedents} antecedents, w = {args.w}, "
           f"C = {args.C}" + (f", C1 = {args.C1}" if args.soft else "") + "\n")
-    print(model.to_text())
+    print(text)
     if mc_cert is not None and mc_cert is not cert:
         print(f"\nMonte-Carlo objective: {mc_cert.objective:.10f} ({mc_cert.wall_time:.2f} s)")
     print(cert.summary())

@@ -127,7 +127,8 @@ class BinaryRuleClassifier(ClassifierMixin, BaseEstimator):
         check_classification_targets(y)
         classes = np.unique(y)
         if classes.shape[0] == 1:
-            raise ValueError(f"y contains one class only ({classes[0]!r}); "
+            from ..mining.binarize import _plain
+            raise ValueError(f"y contains one class only ({_plain(classes[0])!r}); "
                              f"{type(self).__name__} needs two classes")
         y_type = type_of_target(y, input_name="y", raise_unknown=True)
         if y_type != "binary":
@@ -175,3 +176,21 @@ class BinaryRuleClassifier(ClassifierMixin, BaseEstimator):
     def predict(self, X):
         Xb = self._prepare_predict(X)
         return self.classes_[self._predict01(Xb)]
+
+    # ---- scores from the fitted model's training frequencies ------------------------------
+    def _model_(self):
+        """The fitted model that scores samples (``rule_list_`` or ``ruleset_``)."""
+        return self.rule_list_
+
+    def predict_proba(self, X):
+        """``[P(classes_[0]), P(classes_[1])]`` of each sample from the model's training
+        frequencies (see the model's ``predict_proba``); ``argmax`` gives ``predict``."""
+        Xb = self._prepare_predict(X)
+        p1 = self._model_().predict_proba(Xb)
+        return np.column_stack([1.0 - p1, p1])
+
+    def decision_function(self, X):
+        """``P(classes_[1])`` minus the model's decision threshold (1/2, or 1/(1+w) for a
+        falling rule list): ranks samples as ``predict_proba`` does and is positive exactly
+        where ``predict`` gives ``classes_[1]`` (so ``roc_auc`` scoring works)."""
+        return self.predict_proba(X)[:, 1] - getattr(self._model_(), "threshold", 0.5)

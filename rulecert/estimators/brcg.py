@@ -1,6 +1,7 @@
 """BooleanRuleCGClassifier: DNF / CNF rule sets by column generation, with a certified gap."""
 from __future__ import annotations
 
+import functools
 import math
 import time
 from numbers import Integral, Real
@@ -12,6 +13,16 @@ from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from ..limits import DEFAULT_MEMORY_LIMIT_MB, DEFAULT_SEED, DEFAULT_TIME_LIMIT, Deadline, check_time_limit
 from ..models.ruleset import check_complexity_bound
 from ._base import WATCH_CONSTRAINTS, BinaryRuleClassifier, interruptible, solver_kwargs
+
+
+def _with_training_counts(colgen):
+    """``_colgen`` whose rule set carries its training counts (:meth:`RuleSet.with_counts` on
+    the fit's binary X, labels and weights), which ``predict_proba`` reads."""
+    @functools.wraps(colgen)
+    def wrapper(self, Xb, y01, sw, *args, **kwargs):
+        ruleset, *rest = colgen(self, Xb, y01, sw, *args, **kwargs)
+        return (ruleset.with_counts(Xb, y01, sw), *rest)
+    return wrapper
 
 
 class BooleanRuleCGClassifier(BinaryRuleClassifier):
@@ -29,6 +40,13 @@ class BooleanRuleCGClassifier(BinaryRuleClassifier):
     X must be binary (a 0/1 DataFrame, e.g. after :class:`rulecert.mining.FeatureBinarizer`
     in a Pipeline) unless ``binarizer`` is given.  Every literal of the learned rule is
     "binary column == 1"; use a binarizer with negations to allow negated conditions.
+
+    ``predict`` is the rule's Boolean output.  ``predict_proba`` scores from the training data
+    (:meth:`rulecert.models.RuleSet.predict_proba`): a sample some DNF clauses cover gets the
+    training positive rate of the most precise of them, an uncovered sample the rate among the
+    uncovered training samples (a CNF alike, for its failing clauses and the negative class),
+    put on the side of 1/2 of the Boolean output; ``decision_function`` is that minus 1/2, so
+    ``roc_auc`` scoring ranks by it and ``decision_function > 0`` is ``predict``.
 
     Parameters
     ----------
@@ -195,6 +213,7 @@ class BooleanRuleCGClassifier(BinaryRuleClassifier):
             raise ValueError("sample_weight leaves one class with zero total weight")
         return Xb, y01, sw, names
 
+    @_with_training_counts
     def _colgen(self, Xb, y01, sw, names, complexity_bound, time_limit, seed,
                 initial_clauses=None, initial_solution=None):
         """One column-generation solve on validated binary data with this estimator's
@@ -234,6 +253,9 @@ class BooleanRuleCGClassifier(BinaryRuleClassifier):
     def _predict01(self, Xb):
         return self.ruleset_.predict(Xb)
 
+    def _model_(self):
+        return self.ruleset_
+
     @property
     def complexity_(self) -> int:
         """Clauses + literals of the fitted rule set."""
@@ -242,8 +264,7 @@ class BooleanRuleCGClassifier(BinaryRuleClassifier):
     def __str__(self) -> str:
         if not hasattr(self, "ruleset_"):
             return repr(self)
-        pos = self.classes_[1]
-        return (f"{self.ruleset_.to_text()}   (1 = {pos!r})\n\n{self.certificate_.summary()}\n"
+        return (f"{self.ruleset_.to_text(labels=self.classes_)}\n\n{self.certificate_.summary()}\n"
                 f"bound           : {self.certificate_.stats.get('bound_kind')}")
 
 
@@ -359,12 +380,13 @@ class BooleanRuleCGCV(BooleanRuleCGClassifier):
         try:
             grid = sorted({float(c) for c in np.asarray(self.complexity_bounds, dtype=float).ravel()})
         except (TypeError, ValueError):
-            raise ValueError(f"complexity_bounds must be numbers, got {self.complexity_bounds!r}")
+            from ..mining.binarize import _plain
+            raise ValueError(f"complexity_bounds must be numbers, got {_plain(self.complexity_bounds)!r}")
         if not grid:
             raise ValueError("complexity_bounds is empty")
         if not all(math.isfinite(c) for c in grid):
             raise ValueError(f"every complexity bound must be a finite number, got "
-                             f"{list(self.complexity_bounds)!r}")
+                             f"{[float(c) for c in np.asarray(self.complexity_bounds, dtype=float).ravel()]}")
         check_complexity_bound(grid[0], self.empty_clause, "complexity_bounds: the smallest bound")
         return [int(c) if c == int(c) else c for c in grid]
 

@@ -123,14 +123,7 @@ class CorelsClassifier(BinaryRuleClassifier):
     def _predict01(self, Xb):
         return self.rule_list_.predict(Xb)
 
-    def predict_proba(self, X):
-        """Empirical P(class) of the rule that classifies each sample (training frequencies)."""
-        Xb = self._prepare_predict(X)
-        rule = self.rule_list_.rule_index(self.rule_list_.captures_from_features(Xb))
-        p1 = self.rule_list_.rule_probabilities()[rule]
-        return np.column_stack([1.0 - p1, p1])
-
     def __str__(self) -> str:
         if not hasattr(self, "rule_list_"):
             return repr(self)
-        return f"{self.rule_list_.to_text(probabilities=True)}\n\n{self.certificate_.summary()}"
+        return f"{self.rule_list_.to_text(probabilities=True, labels=self.classes_)}\n\n{self.certificate_.summary()}"

@@ -87,7 +87,7 @@ class _FallingBase(BinaryRuleClassifier):
     def __str__(self) -> str:
         if not hasattr(self, "rule_list_"):
             return repr(self)
-        return f"{self.rule_list_.to_text()}\n\n{self.certificate_.summary()}"
+        return f"{self.rule_list_.to_text(labels=self.classes_)}\n\n{self.certificate_.summary()}"
 
 
 class FallingRuleListClassifier(_FallingBase):

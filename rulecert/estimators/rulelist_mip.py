@@ -20,6 +20,9 @@ class RuleListMIPClassifier(BinaryRuleClassifier):
     Antecedents are mined from the binary columns as in :class:`CorelsClassifier`: all
     conjunctions of up to ``max_card`` literals (with negations if ``negations``) whose
     support lies in [min_support, 1 - min_support]; identical capture vectors are merged.
+    ``predict_proba`` gives each sample the training positive rate of the rule that classifies
+    it (as :class:`CorelsClassifier`, :meth:`rulecert.models.RuleList.predict_proba`);
+    ``decision_function`` is that minus 1/2.
 
     Parameters
     ----------
@@ -149,7 +152,7 @@ class RuleListMIPClassifier(BinaryRuleClassifier):
     def __str__(self) -> str:
         if not hasattr(self, "rule_list_"):
             return repr(self)
-        return f"{self.rule_list_.to_text(probabilities=True)}\n\n{self.certificate_.summary()}"
+        return f"{self.rule_list_.to_text(probabilities=True, labels=self.classes_)}\n\n{self.certificate_.summary()}"
 
 
 __all__ = ["RuleListMIPClassifier"]

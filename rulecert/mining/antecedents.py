@@ -28,7 +28,8 @@ merge_identical=False)`` gives the binding's antecedents (362 on CORELS'
 Older pycorels releases compared integer counts with ``round(min_support * n)``; pass
 ``support_rounding="round"`` to reproduce that.
 
-Names follow the binding's printed rule lists: ``a && b`` and ``not a``.
+Names use rulecert's one spelling of rule text (:mod:`rulecert.models.antecedent`):
+``a and b``, ``not a`` and ``not (age <= 30)`` for a literal whose name has spaces.
 """
 from __future__ import annotations
 
@@ -40,18 +41,19 @@ import numpy as np
 from .. import bits
 from ..checks import check_binary_matrix
 from ..problem import RuleProblem
-from ..models.antecedent import Antecedent
+from ..models.antecedent import Antecedent, conjunction_text, negated_text
 
 __all__ = ["AntecedentSet", "mine_antecedents", "literal_name", "conjunction_name"]
 
 
 def literal_name(feature: str, value: int) -> str:
-    """Name of the literal ``feature == value`` (``value`` 1 -> ``feature``, 0 -> ``not feature``)."""
-    return str(feature) if value == 1 else f"not {feature}"
+    """Name of the literal ``feature == value`` (``value`` 1 -> ``feature``, 0 -> its
+    negation, :func:`rulecert.models.antecedent.negated_text`)."""
+    return str(feature) if value == 1 else negated_text(feature)
 
 
 def conjunction_name(names: Sequence[str]) -> str:
-    return " && ".join(names)
+    return conjunction_text(names)
 
 
 @dataclasses.dataclass

@@ -45,6 +45,8 @@ source column, operator and value, so a rule over literals can be printed with r
 """
 from __future__ import annotations
 
+import json
+import re
 from numbers import Integral
 
 import numpy as np
@@ -53,24 +55,54 @@ from sklearn.base import BaseEstimator, TransformerMixin, _fit_context
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import _check_sample_weight, check_array, check_is_fitted, validate_data
 
+from ..models.antecedent import literal_text
+
 __all__ = ["FeatureBinarizer"]
 
 _MISSING_OP = "is missing"
 _NOT_MISSING_OP = "is not missing"
 
 
-def _fmt(v) -> str:
-    """Readable, round-trippable text for a threshold or category value."""
-    if isinstance(v, (bool, np.bool_)):
-        return str(bool(v))
-    if isinstance(v, (Integral, np.integer)):
-        return str(int(v))
-    if isinstance(v, (float, np.floating)):
-        v = float(v)
-        if v.is_integer():
-            return str(int(v))
-        return np.format_float_positional(v, trim="-")
-    return str(v)
+def _decimals(v: float) -> int:
+    """Decimal places of ``v`` as written (``np.format_float_positional``), at most 12."""
+    txt = np.format_float_positional(float(v), trim="-")
+    return min(len(txt.partition(".")[2]), 12)
+
+
+def _round_thresholds(th: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """Thresholds at the data's precision: each rounded to one decimal more than the data
+    has (25.5 for integer ages, not 25.500000001), more only where rounding would move a
+    training value across it, so the binarized training data are unchanged."""
+    uniq = np.unique(values)
+    d0 = max((_decimals(v) for v in uniq[:1000]), default=0) + 1
+    out = []
+    for t in th:
+        below = int(np.searchsorted(uniq, t, side="right"))     # values <= t
+        r = t
+        for d in range(d0, 13):
+            r = round(float(t), d)
+            if int(np.searchsorted(uniq, r, side="right")) == below:
+                break
+        else:
+            r = float(f"{t:.12g}")
+        out.append(r)
+    return np.unique(np.asarray(out, dtype=float))
+
+
+def _plain(v):
+    """JSON-ready Python values: numpy scalars and arrays, tuples and dicts inside; NaN as
+    None, infinities as "inf"; other objects as their ``value`` (enums) or text."""
+    if isinstance(v, dict):
+        return {str(k): _plain(x) for k, x in v.items()}
+    if isinstance(v, (list, tuple, np.ndarray)):
+        return [_plain(x) for x in v]
+    if isinstance(v, np.generic):
+        v = v.item()
+    if isinstance(v, float) and not np.isfinite(v):
+        return None if np.isnan(v) else ("inf" if v > 0 else "-inf")
+    if v is None or isinstance(v, (bool, int, float, str)):
+        return v
+    return getattr(v, "value", str(v))
 
 
 def _sorted_values(values) -> list:
@@ -255,8 +287,8 @@ class FeatureBinarizer(TransformerMixin, BaseEstimator):
                 else:
                     th = (pd.Series(vals).quantile(q).to_numpy(dtype=float) if w_obs is None
                           else _weighted_linear_quantile(vals, w_obs, q))
-                    # drop interpolation noise (58.50000000000001 -> 58.5), keep distinct ones
-                    th = np.unique(np.array([float(f"{t:.12g}") for t in th]))
+                    # at the data's precision (58.50000000000001 -> 58.5), distinct ones
+                    th = _round_thresholds(th, vals)
                 thresholds[c] = th
                 literals.extend((c, "<=", float(t)) for t in th)
                 if self.negations:
@@ -284,9 +316,7 @@ class FeatureBinarizer(TransformerMixin, BaseEstimator):
 
     @staticmethod
     def _literal_name(col: str, op: str, value) -> str:
-        if op in (_MISSING_OP, _NOT_MISSING_OP):
-            return f"{col} {op}"
-        return f"{col}{op}{_fmt(value)}"
+        return literal_text(col, op, value)
 
     # ------------------------------------------------------------------------------------
     def transform(self, X):
@@ -334,7 +364,7 @@ class FeatureBinarizer(TransformerMixin, BaseEstimator):
                     if self.handle_unknown == "error":
                         bad = _sorted_values(pd.unique(s[~known]))
                         raise ValueError(f"column {c!r} has values not seen during fit: "
-                                         f"{bad[:10]}")
+                                         f"{_plain(bad[:10])}")
             for j in col_of[c]:
                 _, op, val = self.literals_[j]
                 if op == _MISSING_OP:
@@ -364,6 +394,56 @@ class FeatureBinarizer(TransformerMixin, BaseEstimator):
             if list(input_features) != list(self.columns_):
                 raise ValueError("input_features is not equal to the fitted column names")
         return self.feature_names_out_.copy()
+
+    # ---- JSON ---------------------------------------------------------------------------
+    def literal_dicts(self) -> list[dict]:
+        """Each output column as ``{"feature", "op", "value", "text"}`` (``value`` None for
+        the missing indicators)."""
+        check_is_fitted(self, "literals_")
+        return [{"feature": c, "op": op, "value": _plain(v), "text": str(nm)}
+                for (c, op, v), nm in zip(self.literals_, self.feature_names_out_)]
+
+    def to_dict(self) -> dict:
+        """The fitted binarizer as plain JSON data (:meth:`from_dict` restores it)."""
+        check_is_fitted(self, "literals_")
+        d = {"type": "FeatureBinarizer", "params": _plain(self.get_params()),
+             "n_features_in": int(self.n_features_in_), "columns": list(self.columns_),
+             "kinds": dict(self.kinds_),
+             "thresholds": {c: [float(t) for t in th] for c, th in self.thresholds_.items()},
+             "categories": {c: _plain(list(v)) for c, v in self.categories_.items()},
+             "missing_columns": list(self.missing_columns_),
+             "literals": self.literal_dicts()}
+        if hasattr(self, "feature_names_in_"):
+            d["feature_names_in"] = [str(c) for c in self.feature_names_in_]
+        return d
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "FeatureBinarizer":
+        if not isinstance(d, dict) or d.get("type") != "FeatureBinarizer":
+            got = d.get("type") if isinstance(d, dict) else type(d).__name__
+            raise ValueError(f"not a FeatureBinarizer document (type={got!r})")
+        try:
+            fb = cls(**d["params"])
+            fb.n_features_in_ = int(d["n_features_in"])
+            if d.get("feature_names_in") is not None:
+                fb.feature_names_in_ = np.asarray(d["feature_names_in"], dtype=object)
+            fb.columns_ = [str(c) for c in d["columns"]]
+            fb.kinds_ = dict(d["kinds"])
+            fb.thresholds_ = {c: np.asarray(v, dtype=float) for c, v in d["thresholds"].items()}
+            fb.categories_ = {c: list(v) for c, v in d["categories"].items()}
+            fb.missing_columns_ = list(d["missing_columns"])
+            fb.literals_ = [(lit["feature"], lit["op"], lit["value"]) for lit in d["literals"]]
+            fb.feature_names_out_ = np.asarray([lit["text"] for lit in d["literals"]], dtype=object)
+        except (KeyError, TypeError) as exc:
+            raise ValueError(f"malformed FeatureBinarizer document: missing or bad {exc}") from None
+        return fb
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_dict())
+
+    @classmethod
+    def from_json(cls, s: str) -> "FeatureBinarizer":
+        return cls.from_dict(json.loads(s))
 
     def literal_info(self) -> pd.DataFrame:
         """One row per output literal: ``feature``, ``operator``, ``value`` (index = name)."""

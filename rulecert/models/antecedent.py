@@ -12,11 +12,79 @@ name (:func:`antecedent_rows`, the one lookup).
 from __future__ import annotations
 
 import dataclasses
+import re
+from numbers import Integral
 from typing import Sequence
 
 import numpy as np
 
 from .. import bits
+
+
+AND = " and "
+"""The one spelling of a conjunction in rule text (rule lists, falling lists, DNF clauses)."""
+OR = " or "
+"""The one spelling of a disjunction (CNF clauses, a DNF's clauses)."""
+
+
+def negated_text(name: str) -> str:
+    """The one spelling of a negated literal: ``not smoker``, ``not (age == 18-20)``."""
+    name = str(name)
+    return f"not {name}" if not any(ch.isspace() for ch in name) else f"not ({name})"
+
+
+def conjunction_text(names: Sequence[str]) -> str:
+    """``a and b and c``."""
+    return AND.join(str(n) for n in names)
+
+
+def _fmt(v) -> str:
+    """Readable, round-trippable text for a threshold or category value."""
+    if isinstance(v, (bool, np.bool_)):
+        return str(bool(v))
+    if isinstance(v, (Integral, np.integer)):
+        return str(int(v))
+    if isinstance(v, (float, np.floating)):
+        v = float(v)
+        if v.is_integer():
+            return str(int(v))
+        return np.format_float_positional(v, trim="-")
+    return str(v)
+
+
+_OPERATOR_VALUE = re.compile(r"^\s*(<=|>=|<|>|==|=)\s*(-?\d+(?:\.\d+)?)\s*$")
+
+
+def literal_text(col: str, op: str, value=None) -> str:
+    """The one spelling of a literal: ``age <= 25.5``, ``sex == Female``, ``sex != Female``,
+    ``age is missing``.  A category that is itself a comparison (the CORELS files' ``>3``,
+    ``=0``) reads as one: ``priors > 3``, ``priors == 0`` (and ``!=`` as ``not (priors > 3)``).
+    Values that are empty or padded with spaces are quoted."""
+    if op in ("is missing", "is not missing"):
+        return f"{col} {op}"
+    if op in ("==", "!=") and isinstance(value, str):
+        m = _OPERATOR_VALUE.match(value)
+        if m:
+            vop = "==" if m.group(1) in ("=", "==") else m.group(1)
+            text = f"{col} {vop} {m.group(2)}"
+            return text if op == "==" else f"not ({text})"
+        if value != value.strip() or not value:
+            return f"{col} {op} {value!r}"
+    return f"{col} {op} {_fmt(value)}"
+
+
+_CORELS_ITEM = re.compile(r"^([^:,{}]+):([^,{}]+)$")
+
+
+def corels_name_text(name: str) -> str:
+    """A CORELS file's antecedent name in rulecert's spelling: ``sex:Female,priors:>3`` reads
+    ``sex == Female and priors > 3``; a name of another shape is kept as it is."""
+    items = str(name).strip().strip("{}").split(",")
+    parsed = [_CORELS_ITEM.match(it.strip()) for it in items]
+    if not all(parsed):
+        return str(name)
+    return conjunction_text(literal_text(m.group(1).strip(), "==", m.group(2).strip())
+                            for m in parsed)
 
 
 def antecedent_rows(problem, antecedents: Sequence["Antecedent"], indices: Sequence[int] = ()) -> list[int]:
@@ -51,6 +119,13 @@ class Antecedent:
         for j, v in self.literals:
             out &= X[:, j] == v
         return out
+
+    @property
+    def text(self) -> str:
+        """The antecedent as printed: its name, or for a CORELS file's opaque antecedent
+        (``sex:Female,age:18-20``) the same in rulecert's spelling
+        (``sex == Female and age == 18-20``, :func:`corels_name_text`)."""
+        return self.name if self.literals is not None else corels_name_text(self.name)
 
     def to_dict(self) -> dict:
         return {"name": self.name,

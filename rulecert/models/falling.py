@@ -38,7 +38,7 @@ from typing import Sequence
 import numpy as np
 
 from .antecedent import Antecedent, OrderedRules
-from .rulelist import RuleList
+from .rulelist import RuleList, _label_text
 
 KINDS = ("falling", "softly_falling")
 
@@ -150,11 +150,13 @@ class FallingRuleList(OrderedRules):
         return RuleList(self.antecedents, preds[:-1], preds[-1], self.indices, self.counts)
 
     # ---- text and JSON ----------------------------------------------------------------------
-    def to_text(self, decimals: int = 2) -> str:
-        """A table as the paper's Table 1: rule, probability, positive and negative counts."""
+    def to_text(self, decimals: int = 2, labels=(0, 1)) -> str:
+        """A table as the paper's Table 1: rule, probability, positive and negative counts;
+        ``labels`` name the classes 0 and 1 (e.g. an estimator's ``classes_``)."""
+        neg_name, pos_name = (_label_text(v) for v in labels)
         heads = []
         for k, a in enumerate(self.antecedents):
-            heads.append(("IF " if k == 0 else "ELSE IF ") + a.name + " THEN")
+            heads.append(("IF " if k == 0 else "ELSE IF ") + a.text + " THEN")
         heads.append("ELSE" if self.antecedents else "ALWAYS")
         width = max(len(h) for h in heads)
         lines = [f"{'Rule':<{width}}  {'Prob':>{decimals + 3}}  {'n+':>7}  {'n-':>7}"]
@@ -166,7 +168,8 @@ class FallingRuleList(OrderedRules):
             else:
                 cnt = f"{'':>7}  {'':>7}"
             lines.append(f"{h:<{width}}  {p:>{decimals + 3}.{decimals}f}  {cnt}")
-        foot = f"(P(y=1); predict 1 when above 1/(1+w) = {self.threshold:.4g}; {self.kind.replace('_', ' ')})"
+        foot = (f"(Prob = P({pos_name}); predict {pos_name} when above 1/(1+w) = "
+                f"{self.threshold:.4g}, else {neg_name}; {self.kind.replace('_', ' ')})")
         lines.append(foot)
         return "\n".join(lines)
 
@@ -179,7 +182,7 @@ class FallingRuleList(OrderedRules):
                           for a, p in zip(self.antecedents, self.probabilities)],
                 "else_probability": self.probabilities[-1],
                 "indices": list(self.indices), "counts": [list(c) for c in self.counts],
-                "proportions": list(self.proportions)}
+                "proportions": list(self.proportions), "text": self.to_text()}
 
     def to_json(self) -> str:
         return json.dumps(self.to_dict())

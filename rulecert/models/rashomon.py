@@ -14,7 +14,7 @@ training samples (Marx, Calmon & Ustun, ICML 2020; Fisher, Rudin & Dominici, JML
   samples (or in rules that capture nothing) predict alike; their prediction vectors are
   counted once;
 * **usage**: the share of lists using each antecedent, and each feature (an antecedent's
-  features are read from its name: literals split at ``,`` or `` && ``, a literal's feature is
+  features are read from its name: literals split at ``,``, `` and `` or `` && ``, a literal's feature is
   the text before its first ``:``, ``<``, ``>``, ``=`` or ``!``);
 * **model reliance**: for each feature, the accuracy lost when the feature is permuted across
   samples (every antecedent that reads it sees the permuted sample order), its range over the
@@ -31,10 +31,11 @@ import numpy as np
 
 from .. import bits
 from ..certificate import Certificate
+from .antecedent import corels_name_text
 from .rulelist import RuleList, rule_list_from_prefix
 
-_LITERAL_SPLIT = re.compile(r"\s*(?:&&|,)\s*")
-_FEATURE = re.compile(r"^\s*(?:not\s+|!|~)?\s*([^:<>=!]+?)\s*(?:[:<>=!]|$)")
+_LITERAL_SPLIT = re.compile(r"\s*(?:&&|,|\s+and\s+)\s*")
+_FEATURE = re.compile(r"^\s*(?:not\s+|!|~)?\s*\(?\s*([^:<>=!()]+?)\s*(?:[:<>=!()]|\bis (?:not )?missing|$)")
 
 
 def antecedent_features(name: str) -> list[str]:
@@ -226,7 +227,8 @@ class RashomonSet:
         """The certificate, the best ``top`` lists and (with the problem) the multiplicity."""
         lines = [self.certificate.summary(), ""]
         for i, (p, o) in enumerate(zip(self.prefixes[:top], self.objectives[:top])):
-            names = " -> ".join(self.antecedent_names[a] for a in p) or "(default rule only)"
+            names = " -> ".join(corels_name_text(self.antecedent_names[a]) for a in p) \
+                or "(default rule only)"
             lines.append(f"  #{i + 1}  objective {o:.6f}  {names}")
         if len(self) > top:
             lines.append(f"  ... and {len(self) - top} more")

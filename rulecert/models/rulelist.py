@@ -80,22 +80,38 @@ class RuleList(OrderedRules):
             out.append(pos / (pos + neg) if pos + neg else 0.5)
         return np.array(out)
 
+    def predict_proba_captures(self, captures) -> np.ndarray:
+        """P(y=1) of each sample: the training positive rate of the rule that classifies it,
+        moved to the side of that rule's label (:func:`label_consistent_probability`)."""
+        labels = np.array([*self.predictions, self.default], dtype=np.int64)
+        per_rule = label_consistent_probability(self.rule_probabilities(), labels)
+        return per_rule[self.rule_index(captures)]
+
+    def predict_proba(self, X) -> np.ndarray:
+        """P(y=1) of each sample of a binary feature matrix (see :meth:`predict_proba_captures`)."""
+        return self.predict_proba_captures(self.captures_from_features(X))
+
     # ---- text and JSON ----------------------------------------------------------------
-    def to_text(self, probabilities: bool = False) -> str:
+    def to_text(self, probabilities: bool = False, labels=(0, 1)) -> str:
+        """``if (a) then predict 1 / else if ... / else predict 0``; ``labels`` name the
+        classes 0 and 1 (e.g. an estimator's ``classes_``), ``probabilities`` adds each rule's
+        training frequency of class 1 and its counts."""
+        names = [_label_text(v) for v in labels]
+        pos_name = names[1]
         lines = []
         probs = self.rule_probabilities() if (probabilities and self.counts) else None
+
+        def extra(k):
+            if probs is None:
+                return ""
+            pos, neg = self.counts[k]
+            return f"   (P({pos_name})={probs[k]:.3f}, +{pos}/-{neg})"
+
         for k, (a, p) in enumerate(zip(self.antecedents, self.predictions)):
             kw = "if" if k == 0 else "else if"
-            extra = ""
-            if probs is not None:
-                pos, neg = self.counts[k]
-                extra = f"   (P(y=1)={probs[k]:.3f}, +{pos}/-{neg})"
-            lines.append(f"{kw} ({a.name}) then predict {p}{extra}")
-        extra = ""
-        if probs is not None:
-            pos, neg = self.counts[-1]
-            extra = f"   (P(y=1)={probs[-1]:.3f}, +{pos}/-{neg})"
-        lines.append(("else " if self.antecedents else "") + f"predict {self.default}{extra}")
+            lines.append(f"{kw} ({a.text}) then predict {names[p]}{extra(k)}")
+        lines.append(("else " if self.antecedents else "")
+                     + f"predict {names[self.default]}{extra(self.n_rules)}")
         return "\n".join(lines)
 
     def __str__(self) -> str:
@@ -106,7 +122,8 @@ class RuleList(OrderedRules):
                 "rules": [{"antecedent": a.to_dict(), "prediction": p}
                           for a, p in zip(self.antecedents, self.predictions)],
                 "default": self.default, "indices": list(self.indices),
-                "counts": [list(c) for c in self.counts]}
+                "counts": [list(c) for c in self.counts],
+                "text": self.to_text()}
 
     def to_json(self) -> str:
         return json.dumps(self.to_dict())
@@ -124,9 +141,36 @@ class RuleList(OrderedRules):
         return cls.from_dict(json.loads(s))
 
 
+def _label_text(label) -> str:
+    """A class label as printed: ``Yes``, ``1``, never ``np.int64(1)``."""
+    if isinstance(label, np.generic):
+        label = label.item()
+    return str(label)
+
+
 def majority_label(pos: float, neg: float) -> int:
     """The label rule shared by every learner: the majority, ties predict 1."""
     return 1 if pos >= neg else 0
+
+
+_ABOVE_HALF = float(np.nextafter(0.5, 1.0))
+
+
+def label_consistent_probability(p1, labels) -> np.ndarray:
+    """Scores that agree with the model's 0/1 labels: ``p1`` where ``p1 > 0.5`` exactly when
+    the label is 1; otherwise the nearest such value (the float just above 0.5 for a label 1
+    whose training rate is at most 0.5, e.g. a tie, which predicts 1; 0.5 for a label 0 whose
+    rate is above 0.5, possible with sample weights or a rule set's Boolean output).
+
+    So ``predict == classes_[argmax(predict_proba)]`` and ``predict == (decision_function > 0)``
+    hold for every rulecert classifier, and the ranking by score is the ranking by training
+    frequency wherever the frequency agrees with the label.
+    """
+    p1 = np.array(p1, dtype=float)
+    labels = np.asarray(labels)
+    p1[(labels == 1) & (p1 <= 0.5)] = _ABOVE_HALF
+    p1[(labels != 1) & (p1 > 0.5)] = 0.5
+    return p1
 
 
 def rule_list_from_prefix(problem, prefix: Sequence[int]) -> RuleList:

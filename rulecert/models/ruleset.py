@@ -40,6 +40,8 @@ from typing import Sequence
 import numpy as np
 
 from ..checks import check_binary_matrix
+from .antecedent import AND, OR, negated_text
+from .rulelist import _label_text, label_consistent_probability
 
 FORMS = ("dnf", "cnf")
 
@@ -63,6 +65,12 @@ def _normalize_clause(clause) -> Clause:
     return tuple(sorted(set(lits)))
 
 
+def _num(v):
+    """An int when integral (unweighted counts), else a float."""
+    v = float(v)
+    return int(v) if v.is_integer() else v
+
+
 def check_complexity_bound(C, empty_clause: bool, name: str = "complexity_bound C") -> None:
     """A bound ``C`` below the smallest clause complexity (2, or 1 with the empty clause)
     admits only the empty rule set: a clear error."""
@@ -82,11 +90,16 @@ class RuleSet:
     clauses : list of clauses; each clause is a sequence of literals ``(column, value)``.
     form : ``"dnf"`` (default) or ``"cnf"``.
     feature_names : names of the binary columns (for text); ``x{j}`` when missing.
+    counts : training ``(positives, negatives)`` (weighted when fitted with weights) of the
+        samples each clause *decides*: a DNF clause that holds, a CNF clause that fails; the
+        last entry for the samples no clause decides.  Optional; :meth:`with_counts` fills it
+        and :meth:`predict_proba` reads it.
     """
 
     clauses: list[Clause]
     form: str = "dnf"
     feature_names: list[str] | None = None
+    counts: list[tuple[float, float]] = dataclasses.field(default_factory=list)
 
     def __post_init__(self):
         if self.form not in FORMS:
@@ -99,6 +112,10 @@ class RuleSet:
                     if j >= len(self.feature_names):
                         raise ValueError(f"literal column {j} is out of range for "
                                          f"{len(self.feature_names)} feature names")
+        self.counts = [(_num(a), _num(b)) for a, b in self.counts]
+        if self.counts and len(self.counts) != self.n_clauses + 1:
+            raise ValueError(f"counts must have one entry per clause plus one for the samples no "
+                             f"clause decides: {self.n_clauses + 1}, got {len(self.counts)}")
 
     # ---- size -------------------------------------------------------------------------
     @property
@@ -151,26 +168,72 @@ class RuleSet:
             return V.any(axis=1).astype(np.int64)
         return V.all(axis=1).astype(np.int64)
 
+    @property
+    def decided_label(self) -> int:
+        """The label a deciding clause gives: 1 for a DNF (a clause holds), 0 for a CNF (a
+        clause fails)."""
+        return 1 if self.form == "dnf" else 0
+
+    def decisions(self, X) -> np.ndarray:
+        """Boolean matrix (n x n_clauses): clause k decides sample i (a DNF clause holds, a
+        CNF clause fails); a sample no clause decides gets the other label."""
+        V = self.clause_values(X)
+        return V if self.form == "dnf" else ~V
+
+    def with_counts(self, X, y, sample_weight=None) -> "RuleSet":
+        """This rule set with the training counts of :attr:`counts` taken on ``X``, ``y``."""
+        y = np.asarray(y).astype(np.int64).ravel()
+        D = self.decisions(X)
+        if y.shape[0] != D.shape[0]:
+            raise ValueError(f"X has {D.shape[0]} samples but y has {y.shape[0]}")
+        w = np.ones(len(y)) if sample_weight is None else np.asarray(sample_weight, dtype=float)
+        pos, neg = w * (y == 1), w * (y != 1)
+        cols = [*D.T, ~D.any(axis=1)]
+        counts = [(float(pos[c].sum()), float(neg[c].sum())) for c in cols]
+        return dataclasses.replace(self, counts=counts)
+
+    def predict_proba(self, X) -> np.ndarray:
+        """P(y=1) of each sample from the training counts.
+
+        A sample some clauses decide gets the training rate of the decided label among the
+        samples of the *most precise* of those clauses (the highest rate); a sample no clause
+        decides gets the rate among the training samples no clause decided.  The value is then
+        put on the side of the Boolean prediction
+        (:func:`~rulecert.models.rulelist.label_consistent_probability`), so
+        ``predict(X) == (predict_proba(X) > 0.5)``.
+        """
+        if not self.counts:
+            raise ValueError("this rule set carries no training counts (see with_counts)")
+        D = self.decisions(X)
+        t = self.decided_label
+        rate = np.array([(p if t == 1 else q) / (p + q) if p + q else 0.5 for p, q in self.counts])
+        score = np.where(D.any(axis=1), np.where(D, rate[:-1], -np.inf).max(axis=1, initial=-np.inf),
+                         rate[-1])
+        p1 = score if t == 1 else 1.0 - score
+        return label_consistent_probability(p1, self.predict(X))
+
     # ---- text and JSON ----------------------------------------------------------------
     def literal_text(self, lit: Literal) -> str:
         j, v = lit
         name = self.feature_names[j] if self.feature_names is not None else f"x{j}"
-        return name if v == 1 else f"not ({name})"
+        return name if v == 1 else negated_text(name)
 
     def clause_text(self, clause: Clause) -> str:
         if not clause:
-            return "TRUE" if self.form == "dnf" else "FALSE"
-        op = " AND " if self.form == "dnf" else " OR "
+            return "true" if self.form == "dnf" else "false"
+        op = AND if self.form == "dnf" else OR
         return op.join(self.literal_text(l) for l in clause)
 
-    def to_text(self) -> str:
+    def to_text(self, labels=(0, 1)) -> str:
+        """The rule as text; ``labels`` name the classes 0 and 1 (e.g. ``est.classes_``)."""
+        neg, pos = (_label_text(v) for v in labels)
         if not self.clauses:
-            return f"predict {0 if self.form == 'dnf' else 1} (empty {self.form.upper()})"
-        join = "OR " if self.form == "dnf" else "AND "
-        lines = ["predict 1 if"]
+            return f"predict {neg if self.form == 'dnf' else pos} (empty {self.form.upper()})"
+        join = OR.strip() + " " if self.form == "dnf" else AND.strip() + " "
+        lines = [f"predict {pos} if"]
         for k, c in enumerate(self.clauses):
             lines.append(("      " if k == 0 else "   " + join) + f"({self.clause_text(c)})")
-        lines.append("else predict 0")
+        lines.append(f"else predict {neg}")
         return "\n".join(lines)
 
     def __str__(self) -> str:
@@ -179,7 +242,8 @@ class RuleSet:
     def to_dict(self) -> dict:
         return {"type": "RuleSet", "form": self.form,
                 "clauses": [[list(l) for l in c] for c in self.clauses],
-                "feature_names": None if self.feature_names is None else list(self.feature_names)}
+                "feature_names": None if self.feature_names is None else list(self.feature_names),
+                "counts": [list(c) for c in self.counts], "text": self.to_text()}
 
     def to_json(self) -> str:
         return json.dumps(self.to_dict())
@@ -189,7 +253,7 @@ class RuleSet:
         if d.get("type") != "RuleSet":
             raise ValueError(f"not a RuleSet document (type={d.get('type')!r})")
         return cls([tuple(tuple(l) for l in c) for c in d["clauses"]], d.get("form", "dnf"),
-                   d.get("feature_names"))
+                   d.get("feature_names"), [tuple(c) for c in d.get("counts", [])])
 
     @classmethod
     def from_json(cls, s: str) -> "RuleSet":
