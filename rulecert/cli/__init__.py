@@ -7,7 +7,7 @@ import logging
 import sys
 
 # Each module exposes add_parser(subparsers) and run(args) -> int.
-SUBCOMMANDS = ["corels", "crosscheck", "frl", "brcg", "rashomon"]
+SUBCOMMANDS = ["corels", "crosscheck", "frl", "brcg", "rashomon", "run", "report"]
 
 
 def build_parser() -> argparse.ArgumentParser:

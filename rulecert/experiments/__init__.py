@@ -5,13 +5,10 @@
 cell (:mod:`.store`); :func:`load_results` and :mod:`.report` read them back.
 """
 from .engines import run
+from .report import comparable, load as load_results
 from .store import Store
 from .study import CV, Cell, Study, cell_key, expand, load_study
 
 
-def load_results(study: Study, results=None):
-    """The stored records of ``study``'s cells as a pandas DataFrame (current cells only)."""
-    return Store(results or study.results_dir()).read(keys=[c.key for c in expand(study)])
-
-
-__all__ = ["CV", "Cell", "Study", "Store", "cell_key", "expand", "load_results", "load_study", "run"]
+__all__ = ["CV", "Cell", "Study", "Store", "cell_key", "expand", "load_results", "load_study", "run",
+           "comparable"]

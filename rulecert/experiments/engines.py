@@ -57,7 +57,7 @@ def _import_distributed():
     return distributed
 
 
-def connect(scheduler: str, timeout: float = 10.0):
+def connect(scheduler: str, timeout: float = 5.0):
     """A ``dask.distributed.Client`` of the scheduler at ``scheduler``; one-line error when it
     cannot be reached."""
     distributed = _import_distributed()
@@ -99,7 +99,7 @@ def _dask(cells, client, **_):
 
 def run(study: Study, *, jobs: int | None = None, dask: bool = False,
         scheduler: str | None = None, client=None, results=None, retry_errors: bool = False,
-        log=None, scheduler_timeout: float = 10.0) -> dict:
+        log=None, scheduler_timeout: float = 5.0) -> dict:
     """Run the study's unfinished cells; returns the run's summary (also appended to
     ``runs.jsonl``).
 
