@@ -156,9 +156,10 @@ def plots(df: pd.DataFrame, study: Study, folder) -> list[str]:
     return out
 
 
-def report(study: Study, results=None, *, file=sys.stdout, plot_dir=None) -> pd.DataFrame:
+def report(study: Study, results=None, *, file=None, plot_dir=None) -> pd.DataFrame:
     """Print the summary table and the runs of ``study``; write the plots to ``plot_dir``
     (default ``<results>/plots``; ``False``: none).  Returns the records."""
+    file = file or sys.stdout
     store = Store(results or study.results_dir())
     df = load(study, store.folder)
     n = len(expand(study))
