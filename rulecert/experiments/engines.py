@@ -168,3 +168,22 @@ def run(study: Study, *, jobs: int | None = None, dask: bool = False,
     log(f"{study.name}: ran {summary['ran']} cells ({summary['errors']} errors) in "
         f"{summary['wall_time']:.1f}s; results in {store.folder}")
     return summary
+
+
+def add_arguments(parser) -> None:
+    """The engine options of ``rulecert run``, for scripts that declare and run a study."""
+    parser.add_argument("--jobs", "-j", type=int, default=None,
+                        help="local worker processes (joblib/loky; with --dask a Dask LocalCluster)")
+    parser.add_argument("--dask", action="store_true",
+                        help="run --jobs workers on a Dask LocalCluster")
+    parser.add_argument("--scheduler", metavar="ADDRESS", default=None,
+                        help="address of a Dask scheduler (tcp://host:8786) to run the cells on")
+    parser.add_argument("--results", metavar="DIR", default=None,
+                        help="results folder (default: rulecert-results/NAME)")
+    parser.add_argument("--retry-errors", action="store_true", help="rerun cells recorded as errors")
+
+
+def run_from_args(study: Study, args, **kwargs) -> dict:
+    """:func:`run` with the options of :func:`add_arguments`."""
+    return run(study, jobs=args.jobs, dask=args.dask, scheduler=args.scheduler,
+               results=args.results, retry_errors=args.retry_errors, **kwargs)
