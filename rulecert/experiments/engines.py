@@ -113,6 +113,10 @@ def run(study: Study, *, jobs: int | None = None, dask: bool = False,
     if scheduler is not None and (jobs is not None or dask):
         raise ValueError("give either --scheduler ADDRESS or --jobs N [--dask], not both")
     cells = expand(study)                      # every check happens here, before any cell runs
+    try:
+        import pyarrow  # noqa: F401
+    except ImportError:
+        raise ValueError("the runner stores its results as Parquet: pip install 'rulecert[runner]'") from None
     store = Store(results or study.results_dir())
     done = store.finished()
     pending = [c for c in cells if c.key not in done
