@@ -99,20 +99,26 @@ def _dask(cells, client, **_):
 
 def run(study: Study, *, jobs: int | None = None, dask: bool = False,
         scheduler: str | None = None, client=None, results=None, retry_errors: bool = False,
-        log=None, scheduler_timeout: float = 5.0) -> dict:
+        only: dict | None = None, log=None, scheduler_timeout: float = 5.0) -> dict:
     """Run the study's unfinished cells; returns the run's summary (also appended to
     ``runs.jsonl``).
 
     ``jobs``: local worker processes (joblib/loky; with ``dask=True`` a Dask ``LocalCluster``);
     ``scheduler``: address of a Dask scheduler; ``client``: a ``dask.distributed.Client`` to
     use as is.  None of them: serial, in this process.  Finished cells (and, unless
-    ``retry_errors``, cells recorded as errors) are skipped.
+    ``retry_errors``, cells recorded as errors) are skipped.  ``only``: run just the cells
+    whose dataset / repeat / fold equal the given values (a slice of the study).
     """
     if jobs is not None and (isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1):
         raise ValueError(f"--jobs must be an integer >= 1, got {jobs!r}")
     if scheduler is not None and (jobs is not None or dask):
         raise ValueError("give either --scheduler ADDRESS or --jobs N [--dask], not both")
     cells = expand(study)                      # every check happens here, before any cell runs
+    if only:
+        bad = set(only) - {"dataset", "repeat", "fold"}
+        if bad:
+            raise ValueError(f"--only selects by dataset, repeat or fold, not {sorted(bad)[0]!r}")
+        cells = [c for c in cells if all(str(getattr(c, k)) == str(v) for k, v in only.items())]
     try:
         import pyarrow  # noqa: F401
     except ImportError:
@@ -185,9 +191,16 @@ def add_arguments(parser) -> None:
     parser.add_argument("--results", metavar="DIR", default=None,
                         help="results folder (default: rulecert-results/NAME)")
     parser.add_argument("--retry-errors", action="store_true", help="rerun cells recorded as errors")
+    parser.add_argument("--only", nargs="+", metavar="KEY=VALUE", default=None,
+                        help="run only these cells: dataset=NAME, repeat=R, fold=F")
 
 
 def run_from_args(study: Study, args, **kwargs) -> dict:
     """:func:`run` with the options of :func:`add_arguments`."""
+    only = None
+    if args.only:
+        if any("=" not in kv for kv in args.only):
+            raise ValueError(f"--only takes KEY=VALUE, got {args.only!r}")
+        only = dict(kv.split("=", 1) for kv in args.only)
     return run(study, jobs=args.jobs, dask=args.dask, scheduler=args.scheduler,
-               results=args.results, retry_errors=args.retry_errors, **kwargs)
+               results=args.results, retry_errors=args.retry_errors, only=only, **kwargs)
