@@ -82,6 +82,11 @@ def main(argv=None) -> int:
     per = ref.groupby("dataset", sort=False)["cell_time"].mean()
     print("serial seconds per cell (one outer fold of the protocol): " +
           ", ".join(f"{k} {v:.1f}" for k, v in per.items()))
+    busy = df["cell_time"].sum() / (par["workers"] * par["wall_time"])
+    print(f"cell seconds, serial run: {ref['cell_time'].sum():.0f} wall / "
+          f"{ref['cpu_time'].sum():.0f} CPU; parallel run: {df['cell_time'].sum():.0f} wall / "
+          f"{df['cpu_time'].sum():.0f} CPU; workers busy {busy:.0%} of the parallel run "
+          "(cells slower in parallel than serially, at equal CPU, is other load on the machine)")
     print()
     print_report(study)
     return 0 if same == "identical" else 1

@@ -67,7 +67,7 @@ def test_loky_and_dask_give_the_serial_results(serial, tmp_path):
     loky = load_results(tiny(), tmp_path / "loky")
     dask = load_results(tiny(), tmp_path / "dask")
     assert set(loky["engine"]) == {"loky"} and set(dask["engine"]) == {"dask"}
-    assert len(set(loky["pid"])) == 2   # two worker processes ran cells
+    assert len(set(loky["pid"])) >= 2   # worker processes ran cells
     pd.testing.assert_frame_equal(comparable(loky), comparable(ref))
     pd.testing.assert_frame_equal(comparable(dask), comparable(ref))
 
@@ -291,3 +291,65 @@ def test_report_tables_and_plots_come_from_the_records(serial, tmp_path, capsys)
     assert "| serial | 1 | 27 | 0 | 27 |" in out
     for name in ("tradeoff.png", "times.png", "gaps.png"):
         assert (tmp_path / "p" / name).stat().st_size > 1000
+
+
+# ---- slices, overrides, the ported scripts ---------------------------------------------------
+def test_overrides_and_only_select_cells(shared_data, tmp_path):
+    study = tiny(datasets=["liver", "transfusion"], grid={}, cv=CV(folds=2),
+                 params={"pricing": "bnb", "complexity_bound": 5},
+                 overrides=[{"dataset": "liver", "fold": 1, "complexity_bound": 7}])
+    cells = expand(study)
+    assert [c.params["complexity_bound"] for c in cells] == [5, 7, 5, 5]
+    summary = run(study, results=tmp_path, only={"dataset": "liver"}, log=quiet)
+    assert summary["cells"] == 2 and summary["ran"] == 2
+    df = load_results(study, tmp_path)
+    assert list(df["dataset"]) == ["liver", "liver"] and list(df["p_complexity_bound"]) == [5, 7]
+    with pytest.raises(ValueError, match="'seed'"):
+        run(study, results=tmp_path, only={"seed": 0}, log=quiet)
+    with pytest.raises(ValueError, match="no parameter 'complexity'"):
+        expand(tiny(overrides=[{"dataset": "liver", "complexity": 3}]))
+
+
+def _script(name, *args, cwd):
+    env = dict(os.environ, PYTHONPATH=str(REPO) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    out = subprocess.run([sys.executable, str(REPO / "experiments" / name), *args], env=env,
+                         cwd=cwd, capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr[-2000:]
+    return out
+
+
+def test_corels_ablation_runs_on_the_runner_and_prints_its_table(shared_data, tmp_path):
+    args = ["--node-limit", "300", "--results", str(tmp_path / "r")]
+    first = _script("corels_ablation.py", *args, cwd=tmp_path)
+    lines = first.stdout.splitlines()
+    assert lines[1].split() == ["variant", "time", "s", "ratio", "expanded", "trie", "ins", "map",
+                                "ins", "max", "queue", "termination", "objective", "bound", "gap"]
+    rows = lines[2:]
+    assert [r[:24].strip() for r in rows] == [
+        "CORELS (all bounds)", "no hierarchical", "no lookahead", "no support",
+        "no accurate_support", "no equivalent_points", "no permutation", "no prefix_length"]
+    assert all(r.split()[4] == "300" and "node_limit" in r for r in rows)
+    again = _script("corels_ablation.py", *args, cwd=tmp_path)      # nothing is searched again
+    assert "8 already finished, 0 to run" in again.stderr
+    def counts(out):   # expanded, insertions, queue, termination, objective, bound, gap
+        return [r.split()[-8:] for r in out.stdout.splitlines()[2:]]
+    assert counts(again) == counts(first)
+    study, module = load_study(REPO / "experiments" / "corels_ablation.py")
+    assert module is not None and len(expand(study)) == 8
+
+
+def test_brcg_table_runs_on_the_runner_and_prints_its_tables(shared_data, tmp_path):
+    out = _script("brcg_table.py", "--datasets", "transfusion", "--folds", "2", "--grid", "5",
+                  "10", "--inner-folds", "2", "--time-limit", "0", "--max-iter", "2",
+                  "--bnb-node-limit", "2000", "--pricing", "bnb", "--results", str(tmp_path / "r"),
+                  "--out", str(tmp_path / "out.json"), cwd=tmp_path).stdout
+    assert ("| dataset | ours acc % (se) | ours complexity (se) | paper CG acc (se) / complexity "
+            "| AIX360 acc / complexity | ours s / fold (inner CV + final fit) | C chosen | final "
+            "fit proven optimal |") in out
+    assert "| transfusion | " in out and "C by the one-standard-error rule" in out
+    assert "transfusion: C=5: " in out and ", C=10: " in out
+    import json
+    res = json.loads((tmp_path / "out.json").read_text())["results"]["transfusion"]
+    df = Store(tmp_path / "r").read()
+    assert len(res) == 2 == len(df)
+    assert sorted(r["acc"] for r in res) == sorted(df["acc"])

@@ -157,7 +157,7 @@ def run(study: Study, *, jobs: int | None = None, dask: bool = False,
             it = {"serial": _serial, "loky": _loky, "dask": _dask}[engine](
                 pending, jobs=workers, client=client) if pending else iter(())
             for rec in it:
-                rec.update(engine=engine, run_id=summary["run_id"])
+                rec.update(study=study.name, engine=engine, run_id=summary["run_id"])
                 store.write(rec)
                 summary["ran"] += 1
                 summary["errors"] += rec["status"] == "error"

@@ -381,7 +381,7 @@ def run_cell(cell) -> dict:
     message), only for KeyboardInterrupt / SystemExit."""
     from threadpoolctl import threadpool_limits
     started = datetime.now(timezone.utc)
-    t0 = time.perf_counter()
+    t0, cpu0 = time.perf_counter(), time.process_time()
     rec = {"key": cell.key, "learner": cell.learner, "dataset": cell.dataset,
            "data_sha256": cell.data_sha256, "repeat": cell.repeat, "fold": cell.fold,
            "seed": cell.seed, "threads": cell.threads, "params": json.dumps(cell.params, sort_keys=True),
@@ -429,6 +429,7 @@ def run_cell(cell) -> dict:
         rec["traceback"] = traceback.format_exc()[-4000:]
     rec["fit_time"] = fit_time
     rec["cell_time"] = time.perf_counter() - t0
+    rec["cpu_time"] = time.process_time() - cpu0     # this process's CPU seconds for the cell
     rec["started"] = started.isoformat()
     rec["finished"] = datetime.now(timezone.utc).isoformat()
     rec["versions"] = json.dumps(_versions(), sort_keys=True)

@@ -15,8 +15,8 @@ from .store import Store
 from .study import Study, expand
 
 # columns that depend on when, where or by which engine a cell ran, not on its specification
-VOLATILE = ("fit_time", "cell_time", "solver_time", "started", "finished", "host", "machine",
-            "pid", "engine", "run_id", "traceback", "versions")
+VOLATILE = ("fit_time", "cell_time", "cpu_time", "solver_time", "started", "finished", "host", "machine",
+            "pid", "engine", "run_id", "traceback", "versions", "study")
 
 
 def _strip_times(obj):
@@ -111,9 +111,10 @@ def runs(store: Store) -> pd.DataFrame:
                "wall_time", "time_ratio_vs_serial"]]
 
 
-def plots(df: pd.DataFrame, study: Study, folder) -> list[str]:
+def plots(df: pd.DataFrame, study: Study, folder, run_table: pd.DataFrame | None = None) -> list[str]:
     """Trade-off curves (acc against complexity over the grid, per dataset), seconds per cell by
-    dataset, certified relative gaps by dataset; returns the files written."""
+    dataset, certified relative gaps by dataset and, when the results folder holds full runs on
+    several engines, their wall times with the ratio to the serial run; returns the files."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -153,6 +154,20 @@ def plots(df: pd.DataFrame, study: Study, folder) -> list[str]:
         out.append(os.path.join(folder, fname))
         fig.savefig(out[-1], dpi=100, bbox_inches="tight")
         plt.close(fig)
+    full = None if run_table is None else run_table.dropna(subset=["time_ratio_vs_serial"])
+    if full is not None and len(full) > 1:
+        fig, ax = plt.subplots(figsize=(max(4, 0.9 * len(full) + 2), 4))
+        labels = [f"{e} x{w}" for e, w in zip(full["engine"], full["workers"])]
+        bars = ax.bar(range(len(full)), full["wall_time"], color="C0")
+        for b, r in zip(bars, full["time_ratio_vs_serial"]):
+            ax.annotate(f"{r:.2f}", (b.get_x() + b.get_width() / 2, b.get_height()),
+                        ha="center", va="bottom", fontsize=8)
+        ax.set_xticks(range(len(full)), labels, fontsize=8)
+        ax.set_ylabel("wall seconds of the run (label: ratio to serial)")
+        ax.set_title(f"{study.name}: runs of every cell", fontsize=9)
+        out.append(os.path.join(folder, "time_ratios.png"))
+        fig.savefig(out[-1], dpi=100, bbox_inches="tight")
+        plt.close(fig)
     return out
 
 
@@ -177,7 +192,7 @@ def report(study: Study, results=None, *, file=None, plot_dir=None) -> pd.DataFr
         print(markdown(r), file=file)
     if plot_dir is not False and len(df):
         try:
-            files = plots(df, study, plot_dir or store.folder / "plots")
+            files = plots(df, study, plot_dir or store.folder / "plots", r)
         except ImportError:
             files = []
             print("matplotlib is not installed: no plots (pip install 'rulecert[plot]')", file=file)

@@ -212,9 +212,8 @@ def check(study: Study):
             if k not in learner.params:
                 raise ValueError(f"learner {learner.name!r} has no parameter {k!r} (in {section}); "
                                  f"known: {', '.join(sorted(learner.params))}")
-    both = (set(study.params) | set(study.limits)) & set(study.grid)
-    if set(study.params) & set(study.limits):
-        both |= set(study.params) & set(study.limits)
+    p, lim, g = set(study.params), set(study.limits), set(study.grid)
+    both = (p & lim) | (p & g) | (lim & g)
     if both:
         raise ValueError(f"parameter {sorted(both)[0]!r} is given twice (params / limits / grid)")
     for k, v in study.grid.items():
