@@ -328,7 +328,7 @@ def test_corels_ablation_runs_on_the_runner_and_prints_its_table(shared_data, tm
     assert [r[:24].strip() for r in rows] == [
         "CORELS (all bounds)", "no hierarchical", "no lookahead", "no support",
         "no accurate_support", "no equivalent_points", "no permutation", "no prefix_length"]
-    assert all(r.split()[4] == "300" and "node_limit" in r for r in rows)
+    assert all(r.split()[-8] == "300" and "node_limit" in r for r in rows)   # nodes expanded
     again = _script("corels_ablation.py", *args, cwd=tmp_path)      # nothing is searched again
     assert "8 already finished, 0 to run" in again.stderr
     def counts(out):   # expanded, insertions, queue, termination, objective, bound, gap
