@@ -157,6 +157,10 @@ def run(study: Study, *, jobs: int | None = None, dask: bool = False,
             it = {"serial": _serial, "loky": _loky, "dask": _dask}[engine](
                 pending, jobs=workers, client=client) if pending else iter(())
             for rec in it:
+                if rec.get("termination") == "interrupted":
+                    # a solver stopped by Ctrl-C returns its incumbent: not the cell's result,
+                    # so it is not stored and the run stops (a rerun computes the cell)
+                    raise KeyboardInterrupt
                 rec.update(study=study.name, engine=engine, run_id=summary["run_id"])
                 store.write(rec)
                 summary["ran"] += 1
