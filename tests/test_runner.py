@@ -353,3 +353,25 @@ def test_brcg_table_runs_on_the_runner_and_prints_its_tables(shared_data, tmp_pa
     df = Store(tmp_path / "r").read()
     assert len(res) == 2 == len(df)
     assert sorted(r["acc"] for r in res) == sorted(df["acc"])
+
+
+def test_a_cell_whose_solver_was_interrupted_is_not_stored(shared_data, tmp_path, monkeypatch):
+    from rulecert.experiments import engines
+    from rulecert.experiments.learners import run_cell
+    calls = []
+
+    def fake(cell):   # the second cell's solver is stopped by Ctrl-C and returns its incumbent
+        rec = run_cell(cell)
+        calls.append(cell.key)
+        if len(calls) == 2:
+            rec["termination"] = "interrupted"
+        return rec
+
+    monkeypatch.setattr(engines, "run_cell", fake)
+    study = tiny(datasets=["liver"], grid={"complexity_bound": [5]}, cv=CV(folds=3))
+    with pytest.raises(KeyboardInterrupt):
+        run(study, results=tmp_path, log=quiet)
+    assert [p.stem for p in (tmp_path / "cells").glob("*.parquet")] == calls[:1]
+    assert Store(tmp_path).runs()[-1]["interrupted"] is True
+    monkeypatch.setattr(engines, "run_cell", run_cell)
+    assert run(study, results=tmp_path, log=quiet)["ran"] == 2
