@@ -375,3 +375,12 @@ def test_a_cell_whose_solver_was_interrupted_is_not_stored(shared_data, tmp_path
     assert Store(tmp_path).runs()[-1]["interrupted"] is True
     monkeypatch.setattr(engines, "run_cell", run_cell)
     assert run(study, results=tmp_path, log=quiet)["ran"] == 2
+
+
+def test_a_worker_with_other_versions_records_an_error(shared_data, monkeypatch):
+    from rulecert import _version
+    from rulecert.experiments.learners import run_cell
+    cell = expand(tiny(datasets=["liver"]))[0]
+    monkeypatch.setattr(_version, "__version__", "0.0.0")
+    rec = run_cell(cell)
+    assert rec["status"] == "error" and "rulecert 0.0.0" in rec["error"]

@@ -371,6 +371,18 @@ def _rulecert_version():
     return _version.__version__
 
 
+def code_version() -> str:
+    """The versions that enter every cell's hash: rulecert and its solvers (HiGHS, OR-Tools)."""
+    from importlib import metadata
+    parts = [f"rulecert {_rulecert_version()}"]
+    for pkg in ("highspy", "ortools"):
+        try:
+            parts.append(f"{pkg} {metadata.version(pkg)}")
+        except metadata.PackageNotFoundError:
+            parts.append(f"{pkg} none")
+    return "; ".join(parts)
+
+
 _WARM: set = set()
 THREAD_ENV = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "NUMBA_NUM_THREADS",
               "VECLIB_MAXIMUM_THREADS")
@@ -391,6 +403,9 @@ def run_cell(cell) -> dict:
     fit_time = None
     try:
         learner = get_learner(cell.learner)
+        if code_version() != cell.version:
+            raise ValueError(f"this worker runs {code_version()}; the cell was made for "
+                             f"{cell.version}")
         sha = _data.data_sha256(cell.dataset)
         if sha != cell.data_sha256:
             raise ValueError(f"the data of {cell.dataset!r} here (sha256 {sha[:12]}) is not the "

@@ -31,7 +31,8 @@ dataclass or as a TOML file::
 files, metrics, cross-validation) before any cell runs, and returns the cells.  A cell is one
 fit and its evaluation, identified by :func:`cell_key`: the sha256 of the canonical JSON of
 everything that determines its result (learner, resolved parameters, dataset name and data
-checksum, fold specification, seed, threads, rulecert version), never of the engine or time.
+checksum, fold specification, seed, threads, the versions of rulecert and of its solvers
+HiGHS and OR-Tools), never of the engine or time.
 """
 from __future__ import annotations
 
@@ -184,8 +185,8 @@ def cell_key(spec: dict) -> str:
 
 
 def _version() -> str:
-    from .. import _version
-    return _version.__version__
+    from .learners import code_version
+    return code_version()
 
 
 # ---- checks and expansion ------------------------------------------------------------------
