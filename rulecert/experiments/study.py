@@ -123,6 +123,8 @@ def from_dict(d: dict, *, base: Path | None = None) -> Study:
         if req not in d:
             raise ValueError(f"the study has no {req!r}")
     cv = d.get("cv", {})
+    if not isinstance(cv, (dict, CV)):
+        raise ValueError(f"cv must be a table (folds, repeats, seed, kind, test_size), got {cv!r}")
     if isinstance(cv, dict):
         bad = set(cv) - _CV_KEYS
         if bad:
@@ -209,6 +211,9 @@ def check(study: Study):
             raise ValueError(f"learner {learner.name!r} takes {'/'.join(learner.data_kinds)} data; "
                              f"dataset {name!r} is a {spec.kind}")
     for section in ("params", "limits", "grid"):
+        if not isinstance(getattr(study, section), dict):
+            raise ValueError(f"{section} must be a table of parameter values")
+    for section in ("params", "limits", "grid"):
         for k in getattr(study, section):
             if k not in learner.params:
                 raise ValueError(f"learner {learner.name!r} has no parameter {k!r} (in {section}); "
@@ -220,6 +225,8 @@ def check(study: Study):
     for k, v in study.grid.items():
         if isinstance(v, (str, dict)) or not hasattr(v, "__len__") or len(v) == 0:
             raise ValueError(f"grid {k!r} must be a non-empty list of values, got {v!r}")
+    if isinstance(study.metrics, str) or not isinstance(study.metrics, (list, tuple)):
+        raise ValueError(f"metrics must be a list of metric names, got {study.metrics!r}")
     for m in study.metrics:
         if m not in METRICS and m not in learner.extra_metrics:
             raise ValueError(f"unknown metric {m!r}; known: "
