@@ -384,3 +384,14 @@ def test_a_worker_with_other_versions_records_an_error(shared_data, monkeypatch)
     monkeypatch.setattr(_version, "__version__", "0.0.0")
     rec = run_cell(cell)
     assert rec["status"] == "error" and "rulecert 0.0.0" in rec["error"]
+
+
+def test_the_protocol_trade_off_plot_comes_from_each_fold_path(shared_data, tmp_path):
+    pytest.importorskip("matplotlib")
+    from rulecert.experiments.report import plots
+    _script("brcg_table.py", "--datasets", "liver", "--folds", "2", "--grid", "5", "10",
+            "--inner-folds", "2", "--time-limit", "0", "--max-iter", "2", "--bnb-node-limit",
+            "2000", "--pricing", "bnb", "--results", str(tmp_path / "r"), cwd=tmp_path)
+    df = Store(tmp_path / "r").read()
+    files = plots(df, Study(name="t", learner="brcg_protocol", datasets=["liver"]), tmp_path / "p")
+    assert str(tmp_path / "p" / "tradeoff.png") in files

@@ -123,16 +123,26 @@ def plots(df: pd.DataFrame, study: Study, folder, run_table: pd.DataFrame | None
     out = []
     if not len(ok):
         return out
-    if {"acc", "complexity"} <= set(ok.columns) and study.grid:
+    if study.learner == "brcg_protocol":   # the path over the grid is in each cell's detail
+        pts = [dict(dataset=r["dataset"], C=float(C), acc=v["acc"], complexity=v["complexity"])
+               for _, r in ok.iterrows() for C, v in json.loads(r["detail"])["per_C"].items()]
+        s = pd.DataFrame(pts).groupby(["dataset", "C"], sort=False).agg(
+            acc=("acc", "mean"), acc_se=("acc", lambda v: _mean_se(v)[1]),
+            complexity=("complexity", "mean")).reset_index()
+        grid_name = "C (every outer fold's path)"
+    elif {"acc", "complexity"} <= set(ok.columns) and study.grid:
+        s, grid_name = summary(ok, study), ", ".join(study.grid)
+    else:
+        s = None
+    if s is not None and len(s):
         fig, ax = plt.subplots(figsize=(6, 4.5))
-        s = summary(ok, study)
         for i, (name, g) in enumerate(s.groupby("dataset", sort=False)):
             g = g.sort_values("complexity")
             ax.errorbar(g["complexity"], g["acc"], yerr=g["acc_se"], marker="o", capsize=3,
                         color=f"C{i % 10}", label=name)
         ax.set_xlabel("complexity (mean over folds)")
         ax.set_ylabel("test accuracy (mean ± s.e.)")
-        ax.set_title(f"{study.name}: trade-off over {', '.join(study.grid)}", fontsize=9)
+        ax.set_title(f"{study.name}: trade-off over {grid_name}", fontsize=9)
         ax.legend(fontsize=7)
         out.append(os.path.join(folder, "tradeoff.png"))
         fig.savefig(out[-1], dpi=100, bbox_inches="tight")
