@@ -6,9 +6,12 @@ puts ``experiments/`` on the path of a script it runs).
 from __future__ import annotations
 
 import math
-import time
 
 import numpy as np
+
+# one definition of the binarizer, the loaders and the per-fit record, shared with the runner
+from rulecert.experiments.data import load_table, make_binarizer  # noqa: F401
+from rulecert.experiments.learners import fit_eval  # noqa: F401
 
 # AIX360 BooleanRuleCG with its defaults (lambda 0.001), 10-fold, measured in the issue:
 # accuracy %, complexity, seconds per fold (None: not reported)
@@ -24,31 +27,8 @@ DATASETS = ["banknote", "heart", "ilpd", "ionosphere", "liver", "liver_selector"
 
 def load(name):
     """Raw features, 0/1 labels and the binarizer settings for one dataset."""
-    from rulecert import datasets
-    if name == "liver_selector":
-        X, y = datasets.load_liver(target="selector")
-    else:
-        X, y = datasets.load(name)
-    categorical = list(datasets.HEART_CATEGORICAL) if name == "heart" else None
-    return X, np.asarray(y).astype(int), categorical
-
-
-def make_binarizer(categorical):
-    from rulecert.mining import FeatureBinarizer
-    return FeatureBinarizer(n_thresholds=9, negations=True, categorical=categorical,
-                            missing="indicator")
-
-
-def fit_eval(clf, X, y, tr, te):
-    t0 = time.perf_counter()
-    clf.fit(X.iloc[tr], y[tr])
-    fit_time = time.perf_counter() - t0
-    acc = float((clf.predict(X.iloc[te]) == y[te]).mean())
-    c = clf.certificate_
-    return {"acc": acc, "train_acc": float((clf.predict(X.iloc[tr]) == y[tr]).mean()),
-            "complexity": int(clf.complexity_), "time": fit_time,
-            "objective": c.objective, "bound": c.lower_bound, "rel_gap": c.rel_gap,
-            "termination": c.termination.value, "bound_kind": c.stats.get("bound_kind")}
+    t = load_table(name)
+    return t.X, t.y, t.categorical
 
 
 def mean_se(vals):

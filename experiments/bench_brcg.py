@@ -22,6 +22,12 @@ Both learn over the same model class: AIX360 admits the empty clause (always tru
     python3 -m venv /tmp/aix360-venv && /tmp/aix360-venv/bin/pip install "aix360[rbm]==0.3.0" ecos
     python experiments/bench_brcg.py --aix360-python /tmp/aix360-venv/bin/python --out bench.json
     python experiments/bench_brcg.py --report bench.json     # the table again, no fitting
+    python experiments/bench_brcg.py --jobs 2                 # our folds on 2 processes
+
+Our folds run on the experiment runner (rulecert.experiments): one cell per dataset, fold and
+variant (learners ``brcg`` and ``brcg_cv``; C and the time limit of each fold are per-cell
+overrides), stored in ``--results`` (default ``rulecert-results/bench_brcg``) as they
+finish, so a rerun with the same AIX360 figures skips the finished folds.
 
 Without ``--aix360-python`` the AIX360 figures of the issue (measured on another machine) are
 used instead and the table says so.  The machine is shared (2 cores): run it alone.
@@ -40,7 +46,9 @@ import warnings
 
 import numpy as np
 
-from _common import AIX360, DATASETS, GRID, fit_eval, load, make_binarizer, mean_se
+from _common import AIX360, DATASETS, GRID, load, mean_se
+
+from rulecert.experiments import CV, Study, engines, load_results
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -85,6 +93,31 @@ def print_table(rows, time_factor, measured):
               f"| {r['wins']}/{len(r['folds'])} | {r['optimal']:.0%} | {r['aix_train']:.1f} / {r['train']:.1f} |")
 
 
+def study_for(variant, args, aix_by_dataset) -> Study:
+    """Our side of the benchmark as a study: one cell per dataset and fold, with the fold's
+    complexity bound and time limit (from AIX360's result on it) as overrides."""
+    empty = not args.no_empty_clause   # AIX360's model class
+    overrides = []
+    for name, aix in aix_by_dataset.items():
+        for f, a in enumerate(aix):
+            C = max(1 if empty else 2, int(a["complexity"]))
+            tl = max(0.5, a["time"] * args.time_factor)
+            ov = {"dataset": name, "fold": f, "time_limit": tl,
+                  "pricing_time_limit": max(0.5, tl / 3)}
+            if variant == "fixed":
+                ov["complexity_bound"] = C
+            else:
+                ov["complexity_bounds"] = sorted({c for c in GRID if c < C} | {C})
+            overrides.append(ov)
+    params = {"empty_clause": empty}
+    if variant == "cv":
+        params["cv"] = args.inner_folds
+    return Study(name="bench_brcg", learner="brcg" if variant == "fixed" else "brcg_cv",
+                 datasets=list(aix_by_dataset), params=params,
+                 cv=CV(folds=args.folds, seed=args.seed), metrics=["acc", "complexity"],
+                 overrides=overrides, results=args.results)
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     choices = [d for d in DATASETS if d in AIX360]
@@ -106,6 +139,7 @@ def main(argv=None):
                     help="write the per-fold results as JSON here")
     ap.add_argument("--report", default=None, metavar="JSON",
                     help="only print the table of a JSON written by --out (no fitting)")
+    engines.add_arguments(ap)
     args = ap.parse_args(argv)
     if args.report:
         with open(args.report) as fh:
@@ -114,11 +148,9 @@ def main(argv=None):
     warnings.filterwarnings("ignore", category=UserWarning)
     from sklearn.model_selection import StratifiedKFold
 
-    from rulecert.estimators.brcg import BooleanRuleCGClassifier, BooleanRuleCGCV
-
     measured = args.aix360_python is not None
     empty = not args.no_empty_clause   # AIX360's model class
-    rows = []
+    aix_by = {}
     for name in args.datasets:
         X, y, categorical = load(name)
         folds = list(StratifiedKFold(args.folds, shuffle=True, random_state=args.seed).split(X, y))
@@ -129,22 +161,31 @@ def main(argv=None):
             a_acc, a_cpx, a_time = AIX360[name]
             aix = [{"acc": a_acc / 100, "complexity": round(a_cpx),
                     "time": a_time if a_time is not None else args.default_time}] * len(folds)
-        t_aix = time.perf_counter() - t0
+        aix_by[name] = aix
+        print(f"{name}: AIX360 {time.perf_counter() - t0:.0f}s", file=sys.stderr, flush=True)
+    ours_by = {}
+    for variant in args.ours:
+        study = study_for(variant, args, aix_by)
+        engines.run_from_args(study, args)
+        df = load_results(study, args.results)
+        for name in args.datasets:
+            recs = df[df["dataset"] == name].sort_values("fold")
+            for _, r in recs[recs["status"] != "ok"].iterrows():
+                print(f"{name} fold {r['fold']} ({variant}): error {r['error']}", file=sys.stderr)
+            if len(recs) == args.folds and (recs["status"] == "ok").all():
+                ours_by[name, variant] = [
+                    {"acc": r["acc"], "train_acc": r["train_acc"], "complexity": int(r["complexity"]),
+                     "time": r["fit_time"], "objective": r["objective"], "bound": r["lower_bound"],
+                     "rel_gap": r["rel_gap"], "termination": r["termination"]}
+                    for _, r in recs.iterrows()]
+    rows = []
+    for name in args.datasets:
+        aix = aix_by[name]
         a_acc, a_se = mean_se([100 * r["acc"] for r in aix])
         for variant in args.ours:
-            t1 = time.perf_counter()
-            ours = []
-            for f, (tr, te) in enumerate(folds):
-                C = max(1 if empty else 2, int(aix[f]["complexity"]))
-                tl = max(0.5, aix[f]["time"] * args.time_factor)
-                common = dict(time_limit=tl, pricing_time_limit=max(0.5, tl / 3), empty_clause=empty,
-                              random_state=args.seed + f, binarizer=make_binarizer(categorical))
-                if variant == "fixed":
-                    clf = BooleanRuleCGClassifier(complexity_bound=C, **common)
-                else:
-                    grid = sorted({c for c in GRID if c < C} | {C})
-                    clf = BooleanRuleCGCV(grid, cv=args.inner_folds, **common)
-                ours.append(fit_eval(clf, X, y, tr, te))
+            ours = ours_by.get((name, variant))
+            if ours is None:
+                continue
             o_acc, o_se = mean_se([100 * r["acc"] for r in ours])
             rows.append({
                 "dataset": name, "variant": variant, "empty_clause": empty,
@@ -158,9 +199,6 @@ def main(argv=None):
                 "optimal": float(np.mean([r["termination"] == "optimal" for r in ours])),
                 "wins": sum(o["acc"] >= a["acc"] for o, a in zip(ours, aix)),
                 "folds": [{"aix": a, "ours": o} for a, o in zip(aix, ours)]})
-            print(f"{name}: ours ({variant}) {time.perf_counter() - t1:.0f}s", file=sys.stderr,
-                  flush=True)
-        print(f"{name}: AIX360 {t_aix:.0f}s", file=sys.stderr, flush=True)
     if args.json:
         with open(args.json, "w") as fh:
             json.dump(rows, fh, indent=1)

@@ -9,7 +9,18 @@ trade-off curve (outer-test accuracy and complexity for every C of the grid) and
 ``--certify``, the certified optimality gap of the training problem on the full data.
 
     python experiments/brcg_table.py --datasets liver transfusion --time-limit 15
+    python experiments/brcg_table.py --jobs 2 --repeats 5          # repeated CV, 2 processes
+    python experiments/brcg_table.py --dask --jobs 2               # a Dask LocalCluster
+    python experiments/brcg_table.py --scheduler tcp://HOST:8786   # a Dask cluster
+    rulecert run experiments/brcg_table.py && rulecert report experiments/brcg_table.py
     python experiments/brcg_table.py --certify --datasets heart liver liver_selector transfusion
+
+The CV table runs on the experiment runner (rulecert.experiments): one cell per outer fold
+(learner ``brcg_protocol``), each stored in ``--results`` (default
+``rulecert-results/brcg_table``) as it finishes; a rerun skips finished cells.
+``--repeats R`` repeats the 10-fold CV with seeds seed, seed+1, ...; the means and standard
+errors are then over all R x folds outer folds.  ``--max-iter`` / ``--bnb-node-limit`` with
+``--time-limit 0`` give deterministic limits (the same results on every engine).
 
 Liver's target is ambiguous (see rulecert.datasets.load_liver): ``liver`` is drinks >= 3 (the
 figures below), ``liver_selector`` the UCI selector column.  Timings depend on the machine's
@@ -25,7 +36,9 @@ import warnings
 
 import numpy as np
 
-from _common import AIX360, DATASETS, GRID, fit_eval, load, make_binarizer, mean_se
+from _common import AIX360, DATASETS, GRID, load, make_binarizer, mean_se
+
+from rulecert.experiments import CV, Study, engines, load_results
 
 # paper Table 1 / Table 2 CG column: accuracy %, its standard error, complexity, its s.e.
 PAPER = {
@@ -35,58 +48,54 @@ PAPER = {
     "tictactoe": (100.0, 0.0, 32.0, 0.0), "transfusion": (77.9, 1.4, 5.6, 1.2),
     "wdbc": (94.0, 1.2, 13.9, 2.4),
 }
-def make_classifier(C, categorical, args, seed):
-    from rulecert.estimators.brcg import BooleanRuleCGClassifier
-    return BooleanRuleCGClassifier(
-        complexity_bound=C, max_clause_length=args.max_clause_length,
-        empty_clause=args.empty_clause,
-        time_limit=args.time_limit, pricing_time_limit=args.pricing_time_limit,
-        close_gap=True, warm_start=not args.no_warm_start, random_state=seed,
-        binarizer=make_binarizer(categorical))
+def build_study(argv=None) -> Study:
+    """The CV protocol as a study (``rulecert run experiments/brcg_table.py`` uses the
+    defaults)."""
+    args = parse_args(argv if argv is not None else [])
+    return study_from_args(args)
 
 
-def fit_path(grid, categorical, args, seed, X, y, tr, te):
-    """Fit every C of the grid (ascending) on one training set; with warm starts each fit
-    starts from all the clauses generated for the smaller C (the paper's second pass reused
-    the clauses of every C).  Returns {C: fit_eval result}."""
-    clf = make_classifier(min(grid), categorical, args, seed)
-    out = {}
-    for C in sorted(grid):
-        clf.set_params(complexity_bound=C)
-        out[C] = fit_eval(clf, X, y, tr, te)
+def study_from_args(args) -> Study:
+    limits = {"time_limit": args.time_limit or None, "pricing_time_limit": args.pricing_time_limit}
+    if args.max_iter is not None:
+        limits["max_iter"] = args.max_iter
+    if args.bnb_node_limit is not None:
+        limits["bnb_node_limit"] = args.bnb_node_limit
+    return Study(name=args.name, learner="brcg_protocol", datasets=list(args.datasets),
+                 params={"grid": list(args.grid), "inner_folds": args.inner_folds,
+                         "max_clause_length": args.max_clause_length,
+                         "empty_clause": args.empty_clause, "warm_start": not args.no_warm_start,
+                         "pricing": args.pricing},
+                 limits=limits, cv=CV(folds=args.folds, repeats=args.repeats, seed=args.seed),
+                 metrics=["acc", "complexity"], results=args.results)
+
+
+def _num(k):
+    f = float(k)
+    return int(f) if f == int(f) else f
+
+
+def folds_of(df, name):
+    """The per-fold results of one dataset (the cells' ``detail``), as the old loop made them."""
+    out = []
+    for _, r in df[df["dataset"] == name].sort_values(["repeat", "fold"]).iterrows():
+        if r["status"] != "ok":
+            print(f"  {name} r{r['repeat']} f{r['fold']}: error {r['error']}", file=sys.stderr)
+            continue
+        d = json.loads(r["detail"])
+        d["per_C"] = {_num(k): v for k, v in d["per_C"].items()}
+        d["inner"] = {_num(k): v for k, v in d["inner"].items()}
+        out.append(d)
     return out
 
 
-def run_dataset(name, args, log):
-    from sklearn.model_selection import StratifiedKFold
-
-    from rulecert.estimators.brcg import BooleanRuleCGCV, choose_complexity_bound
-    X, y, categorical = load(name)
-    outer = StratifiedKFold(args.folds, shuffle=True, random_state=args.seed)
-    folds = []
-    for f, (tr, te) in enumerate(outer.split(X, y)):
-        # inner CV over the grid: BooleanRuleCGCV (warm-started path on every inner fold,
-        # then the final fit at the chosen C from every inner fold's clauses)
-        cv = BooleanRuleCGCV(args.grid, cv=args.inner_folds, max_clause_length=args.max_clause_length,
-                             empty_clause=args.empty_clause,
-                             time_limit=(None if args.time_limit is None else
-                                         args.time_limit * (args.inner_folds + 1) * len(args.grid)),
-                             pricing_time_limit=args.pricing_time_limit,
-                             random_state=args.seed + f, binarizer=make_binarizer(categorical))
-        chosen = fit_eval(cv, X, y, tr, te)
-        best_C = cv.complexity_bound_
-        se_C = choose_complexity_bound(cv.cv_results_, "1se")
-        inner_accs = {C: [float(cv.cv_results_[f"split{k}_test_score"][i])
-                          for k in range(args.inner_folds)]
-                      for i, C in enumerate(cv.cv_results_["complexity_bound"])}
-        # every C on the outer split (trade-off curve; the one-standard-error choice)
-        per_C = fit_path(args.grid, categorical, args, args.seed + f, X, y, tr, te)
-        res = dict(chosen, C=best_C, C_1se=se_C, inner=inner_accs, per_C=per_C)
-        folds.append(res)
-        log(f"  {name} fold {f}: C={best_C} acc={res['acc']:.3f} complexity={res['complexity']} "
-            f"fit {res['time']:.1f}s ({res['termination']}, gap {res['rel_gap']:.1%}); "
-            f"1-s.e. rule C={se_C} acc={per_C[se_C]['acc']:.3f}")
-    return folds
+def report(df, study, file=sys.stdout):
+    """The tables of the stored cells (``rulecert report experiments/brcg_table.py``)."""
+    grid = study.params["grid"]
+    rows = [summarize(name, folds, grid) for name in study.datasets
+            if (folds := folds_of(df, name))]
+    print_table(rows, file=file)
+    return rows
 
 
 def summarize(name, folds, grid):
@@ -173,21 +182,30 @@ def certify(names, Cs, args, log):
     return out
 
 
-def main(argv=None):
+def parse_args(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--datasets", nargs="+", default=DATASETS, choices=DATASETS)
     ap.add_argument("--folds", type=int, default=10)
+    ap.add_argument("--repeats", type=int, default=1, help="repeats of the outer CV")
     ap.add_argument("--inner-folds", type=int, default=3)
     ap.add_argument("--grid", type=int, nargs="+", default=GRID)
     ap.add_argument("--max-clause-length", type=int, default=None)
     ap.add_argument("--empty-clause", action="store_true",
                     help="admit the empty clause (always true, complexity 1), as the paper's "
                          "pricing problem (6)-(10) does; off: clauses of >= 1 literal")
-    ap.add_argument("--time-limit", type=float, default=5.0, help="seconds per fit")
+    ap.add_argument("--time-limit", type=float, default=5.0, help="seconds per fit (0: none)")
     ap.add_argument("--pricing-time-limit", type=float, default=2.0)
+    ap.add_argument("--max-iter", type=int, default=None,
+                    help="column-generation iterations per fit (deterministic limit)")
+    ap.add_argument("--bnb-node-limit", type=int, default=None,
+                    help="nodes per branch-and-bound pricing call (deterministic limit)")
+    ap.add_argument("--pricing", default="auto", choices=["auto", "exact", "bnb", "heuristic"],
+                    help="pricing methods (bnb: no CP-SAT, deterministic with --bnb-node-limit)")
     ap.add_argument("--no-warm-start", action="store_true",
                     help="fit every C from scratch instead of walking the grid with warm starts")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--name", default="brcg_table", help="study name (default results folder)")
+    engines.add_arguments(ap)
     ap.add_argument("--certify", action="store_true",
                     help="certified gaps on the full data instead of the CV table")
     ap.add_argument("--certify-C", type=int, nargs="+", default=[5, 10, 15])
@@ -196,7 +214,11 @@ def main(argv=None):
     ap.add_argument("--certify-gap-columns", type=int, default=100_000,
                     help="most clauses gap closing may enumerate in --certify runs")
     ap.add_argument("--out", default=None, help="write the results as JSON here")
-    args = ap.parse_args(argv)
+    return ap.parse_args(argv)
+
+
+def main(argv=None):
+    args = parse_args(argv)
     warnings.filterwarnings("ignore", category=UserWarning)
 
     def log(msg):
@@ -205,15 +227,11 @@ def main(argv=None):
     if args.certify:
         res = certify(args.datasets, args.certify_C, args, log)
     else:
-        rows, res = [], {}
-        for name in args.datasets:
-            t0 = time.perf_counter()
-            folds = run_dataset(name, args, log)
-            res[name] = folds
-            rows.append(summarize(name, folds, args.grid))
-            log(f"{name}: done in {time.perf_counter() - t0:.0f}s")
-            print_table(rows[-1:], file=sys.stderr)
-        print_table(rows)
+        study = study_from_args(args)
+        engines.run_from_args(study, args, log=log)
+        df = load_results(study, args.results)
+        rows = report(df, study)
+        res = {name: folds_of(df, name) for name in args.datasets}
     if args.out:
         with open(args.out, "w") as fh:
             json.dump({"args": vars(args), "results": res}, fh, default=str, indent=1)

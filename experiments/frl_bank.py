@@ -17,6 +17,8 @@ Steps
 5. ROC over w on ``--splits`` random 75/25 splits: FRL, softFRL, cost-sensitive CART, random
    forest, AdaBoost (class weight w on positives) and RIPPER (``wittgenstein``, one point);
    true/false positive rates to ``--out``/roc.csv and, with matplotlib, roc_split*.png.
+   Step 5 runs on the experiment runner (rulecert.experiments; ``--jobs N``, ``--dask``,
+   ``--scheduler``, ``--results``): one cell per split, w and method, stored as it finishes.
 
 Run:  python experiments/frl_bank.py [--quick] [--time-limit S] [--splits K] [--roc-only] [--out DIR]
 Timings are wall-clock on a shared 2-core machine.
@@ -33,6 +35,7 @@ import time
 import numpy as np
 import pandas as pd
 
+from rulecert.experiments import CV, Study, engines, load_results
 from rulecert.datasets import (BANK_FULL_TABLE1 as TABLE1, BANK_FULL_TABLE1_OBJECTIVE as
                                PAPER_TABLE1_OBJECTIVE, bank_full_literals as binarize,
                                load_bank_full)
@@ -88,46 +91,66 @@ def rates(y_true, y_pred):
     return float(tpr), float(fpr)
 
 
-def roc_study(df, Xb, y, ws, splits, C, C1, time_limit, mc_iters, out_dir, seed=0):
-    from sklearn.ensemble import AdaBoostClassifier, RandomForestClassifier
-    from sklearn.tree import DecisionTreeClassifier
+ROC_FRL = ("frl-exact", "softfrl-exact", "frl-mc", "softfrl-mc")
+ROC_BASELINES = ("cart", "random-forest", "adaboost")
+
+
+def roc_studies(ws, splits, C, C1, time_limit, mc_iters, seed=0, results=None, ripper=True):
+    """The ROC study as runner studies on bank_full (one cell per split, w and method): FRL /
+    softFRL (learner ``frl``: Monte-Carlo, and branch-and-bound seeded by it), the weighted
+    baselines and RIPPER (learner ``baseline``)."""
+    cv = CV(kind="split", repeats=splits, seed=seed, test_size=0.25)
+    searches = ["exact", "mc"] if time_limit > 0 else ["mc"]
+    out = [Study(name="frl_bank_roc", learner="frl", datasets=["bank_full"],
+                 params={"C": C, "C1": C1, "mc_iterations": mc_iters},
+                 limits={"time_limit": time_limit if time_limit > 0 else None},
+                 grid={"w": ws, "search": searches, "program": ["frl", "softfrl"]}, cv=cv,
+                 metrics=["tpr", "fpr"], results=results),
+           Study(name="frl_bank_roc", learner="baseline", datasets=["bank_full"],
+                 grid={"w": ws, "model": list(ROC_BASELINES)}, cv=cv, metrics=["tpr", "fpr"],
+                 results=results)]
+    if ripper:
+        out.append(Study(name="frl_bank_roc", learner="baseline", datasets=["bank_full"],
+                         params={"model": "ripper"}, cv=cv, metrics=["tpr", "fpr"], results=results))
+    return out
+
+
+def roc_study(ws, splits, C, C1, time_limit, mc_iters, out_dir, seed=0, args=None):
     try:
-        import wittgenstein as lw
+        import wittgenstein  # noqa: F401
+        ripper = True
     except ImportError:
-        lw = None
+        ripper = False
         print("wittgenstein is not installed: RIPPER is skipped", file=sys.stderr)
+    studies = roc_studies(ws, splits, C, C1, time_limit, mc_iters, seed,
+                          getattr(args, "results", None), ripper)
+    recs = []
+    for study in studies:
+        if args is not None:
+            engines.run_from_args(study, args)
+        else:
+            engines.run(study)
+        recs.append(load_results(study, study.results))
+    df = pd.concat(recs, ignore_index=True)
+    for _, r in df[df["status"] != "ok"].iterrows():
+        print(f"  split {r['repeat']} {r['params']}: error {r['error']}", file=sys.stderr)
+    df = df[df["status"] == "ok"]
+    method = np.where(df["learner"] == "frl", df["p_program"].astype(str) + "-" + df["p_search"].astype(str),
+                      df["p_model"].astype(str))
+    df = df.assign(method=method)
+    order = {m: i for i, m in enumerate(ROC_FRL + ROC_BASELINES)}
     rows = []
-    rng = np.random.default_rng(seed)
     for s in range(splits):
-        perm = rng.permutation(len(y))
-        ntr = int(0.75 * len(y))
-        tr, te = perm[:ntr], perm[ntr:]
-        aset = mine_fpgrowth(Xb.iloc[tr], y[tr], max_predicates=2, min_support=0.1)
-        problem = aset.to_problem(y[tr])
-        Xte = Xb.iloc[te].to_numpy()
         for w in ws:
-            res = learn(problem, w, C, C1, time_limit, mc_iters, seed=s)
-            for key in ("frl-exact", "softfrl-exact", "frl-mc", "softfrl-mc"):
-                if key in res:
-                    m = res[key][0]
-                    rows.append((s, w, key, *rates(y[te], m.predict(Xte))))
-            sw = np.where(y[tr] == 1, w, 1.0)
-            for name, clf in (("cart", DecisionTreeClassifier(min_samples_leaf=50, random_state=s)),
-                              ("random-forest", RandomForestClassifier(n_estimators=100, min_samples_leaf=20,
-                                                                       n_jobs=1, random_state=s)),
-                              ("adaboost", AdaBoostClassifier(DecisionTreeClassifier(max_depth=2),
-                                                              n_estimators=100, random_state=s))):
-                clf.fit(Xb.iloc[tr], y[tr], sample_weight=sw)
-                rows.append((s, w, name, *rates(y[te], clf.predict(Xb.iloc[te]))))
+            sel = df[(df["repeat"] == s) & (df["method"] != "ripper") & (df["p_w"] == w)]
+            sel = sel.iloc[np.argsort([order[m] for m in sel["method"]], kind="stable")]
+            for _, r in sel.iterrows():
+                rows.append((s, w, r["method"], r["tpr"], r["fpr"]))
             print(f"  split {s} w={w}: " + ", ".join(f"{r[2]} tpr={r[3]:.3f} fpr={r[4]:.3f}"
                                                     for r in rows if r[0] == s and r[1] == w), flush=True)
-        if lw is not None:
-            rip = lw.RIPPER(random_state=s)
-            train = Xb.iloc[tr].reset_index(drop=True).copy()
-            train["__label__"] = y[tr]
-            rip.fit(train, class_feat="__label__", pos_class=1)
-            pred = np.asarray(rip.predict(Xb.iloc[te].reset_index(drop=True)), dtype=bool)
-            rows.append((s, "-", "ripper", *rates(y[te], pred)))
+        rip = df[(df["repeat"] == s) & (df["method"] == "ripper")]
+        for _, r in rip.iterrows():
+            rows.append((s, "-", "ripper", r["tpr"], r["fpr"]))
             print(f"  split {s} RIPPER: tpr={rows[-1][3]:.3f} fpr={rows[-1][4]:.3f}", flush=True)
     with open(os.path.join(out_dir, "roc.csv"), "w", newline="") as f:
         wr = csv.writer(f)
@@ -166,6 +189,7 @@ def main(argv=None):
     ap.add_argument("--roc-only", action="store_true", help="skip the whole-data study")
     ap.add_argument("--out", type=str, default=os.path.join(tempfile.gettempdir(), "rulecert_frl_bank"),
                     help="folder for traces, ROC points and plots (default: a temp folder)")
+    engines.add_arguments(ap)   # the ROC study's cells (default results: rulecert-results/frl_bank_roc)
     args = ap.parse_args(argv)
     os.makedirs(args.out, exist_ok=True)
     ws = [float(v) for v in args.ws.split(",")]
@@ -215,7 +239,7 @@ def main(argv=None):
               f"{c.termination.value}\t{c.wall_time:.1f}")
     if not args.no_roc and args.splits > 0:
         print(f"\nROC study: {args.splits} random 75/25 splits, w in {ws}")
-        roc_study(X, Xb, y, ws, args.splits, C, C1, args.roc_time_limit, mc_iters, args.out)
+        roc_study(ws, args.splits, C, C1, args.roc_time_limit, mc_iters, args.out, args=args)
         print(f"ROC points written to {args.out}/roc.csv")
 
 

@@ -7,7 +7,7 @@ import logging
 import sys
 
 # Each module exposes add_parser(subparsers) and run(args) -> int.
-SUBCOMMANDS = ["corels", "crosscheck", "frl", "brcg", "rashomon", "predict"]
+SUBCOMMANDS = ["corels", "crosscheck", "frl", "brcg", "rashomon", "predict", "run", "report"]
 
 
 def build_parser() -> argparse.ArgumentParser:

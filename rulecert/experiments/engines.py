@@ -1,0 +1,210 @@
+"""Run a study's unfinished cells serially, on local processes (joblib / loky) or on a Dask
+cluster, writing each record as it arrives.
+
+The engine decides only where a cell runs: a cell's result depends on its specification alone
+(with deterministic limits it is identical whichever engine ran it).  Records are written by
+this process (the driver) as results arrive, so a Dask cluster needs no shared results
+folder, and an interrupted run loses at most the cells in flight.  Workers run one cell at a
+time (loky: ``n_jobs`` processes; Dask: ``threads_per_worker=1`` for the local cluster) and
+are started with ``OMP_NUM_THREADS`` and friends set to the study's ``threads``.
+"""
+from __future__ import annotations
+
+import contextlib
+import os
+import socket
+import sys
+import time
+import uuid
+from datetime import datetime, timezone
+
+from .learners import THREAD_ENV, run_cell
+from .store import Store
+from .study import Study, expand
+
+
+@contextlib.contextmanager
+def thread_env(threads: int):
+    """Set the thread-pool variables that worker processes inherit; restore them after."""
+    old = {k: os.environ.get(k) for k in THREAD_ENV}
+    os.environ.update({k: str(threads) for k in THREAD_ENV})
+    try:
+        yield
+    finally:
+        for k, v in old.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+
+
+def _serial(cells, **_):
+    for cell in cells:
+        yield run_cell(cell)
+
+
+def _loky(cells, jobs, **_):
+    from joblib import Parallel, delayed
+    yield from Parallel(n_jobs=jobs, backend="loky", return_as="generator_unordered")(
+        delayed(run_cell)(c) for c in cells)
+
+
+def _import_distributed():
+    try:
+        import distributed
+    except ImportError:
+        raise ValueError("the Dask engine needs dask.distributed: pip install 'rulecert[dask]'") from None
+    return distributed
+
+
+def connect(scheduler: str, timeout: float = 5.0):
+    """A ``dask.distributed.Client`` of the scheduler at ``scheduler``; one-line error when it
+    cannot be reached."""
+    distributed = _import_distributed()
+    try:
+        return distributed.Client(scheduler, timeout=timeout)
+    except (OSError, TimeoutError, ValueError) as exc:
+        msg = " ".join(str(exc).split())[:200]
+        raise ValueError(f"cannot reach the Dask scheduler at {scheduler!r}: {msg}") from None
+
+
+def local_cluster(n_workers: int, **kwargs):
+    """A ``LocalCluster`` of ``n_workers`` single-threaded worker processes (no dashboard)."""
+    distributed = _import_distributed()
+    import logging
+    kw = dict(n_workers=n_workers, threads_per_worker=1, processes=True, dashboard_address=None,
+              silence_logs=logging.ERROR)
+    kw.update(kwargs)
+    return distributed.LocalCluster(**kw)
+
+
+def _dask(cells, client, **_):
+    from distributed import as_completed
+    futures = client.map(run_cell, cells, key=[f"rulecert-cell-{c.key}" for c in cells],
+                         pure=False)
+    by_future = dict(zip(futures, cells))
+    try:
+        for fut in as_completed(futures):
+            try:
+                yield fut.result()
+            except Exception as exc:   # e.g. KilledWorker: the cell's worker died too often
+                cell = by_future[fut]
+                yield {"key": cell.key, "learner": cell.learner, "dataset": cell.dataset,
+                       "data_sha256": cell.data_sha256, "repeat": cell.repeat,
+                       "fold": cell.fold, "seed": cell.seed, "status": "error",
+                       "error": f"{type(exc).__name__}: {' '.join(str(exc).split())[:300]}"}
+    finally:
+        client.cancel([f for f in futures if not f.done()])
+
+
+def run(study: Study, *, jobs: int | None = None, dask: bool = False,
+        scheduler: str | None = None, client=None, results=None, retry_errors: bool = False,
+        only: dict | None = None, log=None, scheduler_timeout: float = 5.0) -> dict:
+    """Run the study's unfinished cells; returns the run's summary (also appended to
+    ``runs.jsonl``).
+
+    ``jobs``: local worker processes (joblib/loky; with ``dask=True`` a Dask ``LocalCluster``);
+    ``scheduler``: address of a Dask scheduler; ``client``: a ``dask.distributed.Client`` to
+    use as is.  None of them: serial, in this process.  Finished cells (and, unless
+    ``retry_errors``, cells recorded as errors) are skipped.  ``only``: run just the cells
+    whose dataset / repeat / fold equal the given values (a slice of the study).
+    """
+    if jobs is not None and (isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1):
+        raise ValueError(f"--jobs must be an integer >= 1, got {jobs!r}")
+    if scheduler is not None and (jobs is not None or dask):
+        raise ValueError("give either --scheduler ADDRESS or --jobs N [--dask], not both")
+    cells = expand(study)                      # every check happens here, before any cell runs
+    if only:
+        bad = set(only) - {"dataset", "repeat", "fold"}
+        if bad:
+            raise ValueError(f"--only selects by dataset, repeat or fold, not {sorted(bad)[0]!r}")
+        cells = [c for c in cells if all(str(getattr(c, k)) == str(v) for k, v in only.items())]
+    try:
+        import pyarrow  # noqa: F401
+    except ImportError:
+        raise ValueError("the runner stores its results as Parquet: pip install 'rulecert[runner]'") from None
+    store = Store(results or study.results_dir())
+    done = store.finished()
+    pending = [c for c in cells if c.key not in done
+               or (retry_errors and done[c.key] == "error")]
+    log = log or (lambda msg: print(msg, file=sys.stderr, flush=True))
+    own = None
+    if client is not None:
+        engine, workers = "dask", len(client.scheduler_info().get("workers", {}))
+    elif scheduler is not None:
+        own = client = connect(scheduler, scheduler_timeout)
+        engine, workers = "dask", len(client.scheduler_info().get("workers", {}))
+    elif dask:
+        engine, workers = "dask", jobs or 1
+    elif jobs and jobs > 1:
+        engine, workers = "loky", jobs
+    else:
+        engine, workers = "serial", 1
+    summary = {"run_id": uuid.uuid4().hex[:12], "study": study.name, "engine": engine,
+               "workers": workers, "cells": len(cells), "skipped": len(cells) - len(pending),
+               "ran": 0, "errors": 0, "host": socket.gethostname(),
+               "started": datetime.now(timezone.utc).isoformat(), "interrupted": False}
+    store.write_study(study.to_dict())
+    log(f"{study.name}: {len(cells)} cells, {summary['skipped']} already finished, "
+        f"{len(pending)} to run ({engine}, {workers} worker{'s' * (workers != 1)})")
+    t0 = time.perf_counter()
+    cluster = None
+    try:
+        with thread_env(study.threads):
+            if engine == "dask" and client is None:
+                cluster = local_cluster(workers)
+                own = client = _import_distributed().Client(cluster)
+            it = {"serial": _serial, "loky": _loky, "dask": _dask}[engine](
+                pending, jobs=workers, client=client) if pending else iter(())
+            for rec in it:
+                if rec.get("termination") == "interrupted":
+                    # a solver stopped by Ctrl-C returns its incumbent: not the cell's result,
+                    # so it is not stored and the run stops (a rerun computes the cell)
+                    raise KeyboardInterrupt
+                rec.update(study=study.name, engine=engine, run_id=summary["run_id"])
+                store.write(rec)
+                summary["ran"] += 1
+                summary["errors"] += rec["status"] == "error"
+                what = (f"acc {rec['acc']:.3f}" if rec.get("acc") is not None
+                        else rec.get("error") or "")
+                log(f"[{summary['ran']}/{len(pending)}] {rec['dataset']} r{rec['repeat']} "
+                    f"f{rec['fold']} {rec['key'][:10]} {rec['status']} {what}")
+    except BaseException:
+        summary["interrupted"] = True
+        raise
+    finally:
+        summary["wall_time"] = time.perf_counter() - t0
+        store.log_run(summary)
+        if own is not None:
+            own.close()
+        if cluster is not None:
+            cluster.close()
+    log(f"{study.name}: ran {summary['ran']} cells ({summary['errors']} errors) in "
+        f"{summary['wall_time']:.1f}s; results in {store.folder}")
+    return summary
+
+
+def add_arguments(parser) -> None:
+    """The engine options of ``rulecert run``, for scripts that declare and run a study."""
+    parser.add_argument("--jobs", "-j", type=int, default=None,
+                        help="local worker processes (joblib/loky; with --dask a Dask LocalCluster)")
+    parser.add_argument("--dask", action="store_true",
+                        help="run --jobs workers on a Dask LocalCluster")
+    parser.add_argument("--scheduler", metavar="ADDRESS", default=None,
+                        help="address of a Dask scheduler (tcp://host:8786) to run the cells on")
+    parser.add_argument("--results", metavar="DIR", default=None,
+                        help="results folder (default: rulecert-results/NAME)")
+    parser.add_argument("--retry-errors", action="store_true", help="rerun cells recorded as errors")
+    parser.add_argument("--only", nargs="+", metavar="KEY=VALUE", default=None,
+                        help="run only these cells: dataset=NAME, repeat=R, fold=F")
+
+
+def run_from_args(study: Study, args, **kwargs) -> dict:
+    """:func:`run` with the options of :func:`add_arguments`."""
+    only = None
+    if args.only:
+        if any("=" not in kv for kv in args.only):
+            raise ValueError(f"--only takes KEY=VALUE, got {args.only!r}")
+        only = dict(kv.split("=", 1) for kv in args.only)
+    return run(study, jobs=args.jobs, dask=args.dask, scheduler=args.scheduler,
+               results=args.results, retry_errors=args.retry_errors, only=only, **kwargs)
