@@ -20,6 +20,7 @@ from datetime import datetime, timezone
 
 from .learners import THREAD_ENV, run_cell
 from .store import Store
+from ..monitor import interrupt_requested
 from .study import Study, expand
 
 
@@ -169,6 +170,10 @@ def run(study: Study, *, jobs: int | None = None, dask: bool = False,
                         else rec.get("error") or "")
                 log(f"[{summary['ran']}/{len(pending)}] {rec['dataset']} r{rec['repeat']} "
                     f"f{rec['fold']} {rec['key'][:10]} {rec['status']} {what}")
+                if interrupt_requested():
+                    # Ctrl-C (under rulecert.monitor.catch_interrupt) between or inside cells
+                    # that do not watch it: stop after storing the cell that finished
+                    raise KeyboardInterrupt
     except BaseException:
         summary["interrupted"] = True
         raise
