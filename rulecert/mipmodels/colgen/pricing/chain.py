@@ -16,6 +16,7 @@ from typing import Callable
 
 import numpy as np
 
+from ....monitor import interrupt_requested
 from .beam import beam_pricing
 from .bnb import bnb_pricing
 from .cpsat import cpsat_pricing
@@ -157,7 +158,7 @@ def price(X: np.ndarray, v: np.ndarray, const: float, lit: float, D: int, o, *,
     hint = None
     last = None
     for inst, method in plan:
-        if cg_deadline.expired():
+        if cg_deadline.expired() or interrupt_requested():
             break
         tp = time.perf_counter()
         ptl = o.pricing_time_limit
