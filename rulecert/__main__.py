@@ -1,0 +1,7 @@
+"""``python -m rulecert``: the ``rulecert`` command (:mod:`rulecert.cli`)."""
+import sys
+
+from .cli import main
+
+if __name__ == "__main__":
+    sys.exit(main())
