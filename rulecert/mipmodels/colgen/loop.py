@@ -649,7 +649,7 @@ def _finalize(run: _Run, ip: RestrictedIP, problem) -> ColgenSolution:
         cert.message = unproven_msg
     run.history.append({"time": time.perf_counter() - run.t0, "iteration": run.it,
                         "objective": objective, "lower_bound": cert.lower_bound,
-                        "phase": "restricted IP"})
+                        "phase": "restricted IP", "event": "end"})
     return ColgenSolution(rs, cert, list(st.clauses), [tuple(c) for c in clauses])
 
 

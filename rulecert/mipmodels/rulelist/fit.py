@@ -150,7 +150,6 @@ def fit_rule_list_mip(problem, c: float, *, max_rules: int, backend: str = "high
         rule_list, cert = certify_run(problem, plan.c, plan.model, res, stats, history, t0, seed,
                                       plan.warm_obj, plan.warm_prefix, plan.inc_obj, plan.L_ref,
                                       plan.L_jmlr, plan.K, backend)
-        stats["peak_memory_mb"] = round(monitor.peak_memory_mb, 1)
         return RuleListMIPSolution(rule_list, cert, bool(stats["exact_for_unrestricted"]),
                                    int(stats["prefix_length_bound"]))
 
