@@ -29,7 +29,7 @@ LAYERS = [
     ("rulecert.search", 5), ("rulecert.mipmodels", 5),
     ("rulecert.crosscheck", 6),
     ("rulecert.estimators", 7), ("rulecert.plotting", 7), ("rulecert.experiments", 7),
-    ("rulecert.cli", 8),
+    ("rulecert.cli", 8), ("rulecert.__main__", 8),
 ]
 
 
