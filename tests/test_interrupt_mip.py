@@ -28,7 +28,7 @@ from rulecert.monitor import catch_interrupt
 from rulecert.problem import RuleProblem
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-STOP_SECONDS = 1.5
+STOP_SECONDS = 2.0
 """How long a run may take to return after the SIGINT (in process)."""
 
 
