@@ -202,30 +202,48 @@ def test_rule_list_mip_too_big_for_the_cap_is_not_built():
 
 
 # ---- the command line ---------------------------------------------------------------------
-def run_cli_and_interrupt(args, after):
-    """Start ``python -m rulecert args``, SIGINT it after ``after`` seconds; returns
-    ``(exit code, stdout, seconds from the SIGINT to the exit)``."""
+def run_cli_and_interrupt(args, after, *, progress=None, latest=60.0):
+    """Start ``python -m rulecert args``; SIGINT it once a progress line on stderr contains
+    ``progress`` (the run is in the phase to interrupt), or after ``after`` seconds when no
+    ``progress`` is given.  Returns ``(exit code, stdout, stderr, seconds from the SIGINT to
+    the exit)``."""
     env = dict(os.environ, PYTHONPATH=REPO + os.pathsep + os.environ.get("PYTHONPATH", ""))
     proc = subprocess.Popen([sys.executable, "-m", "rulecert", *args], stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, env=env, text=True)
-    try:
-        proc.wait(after)
-        pytest.fail(f"finished before the SIGINT: {proc.stdout.read()} {proc.stderr.read()}")
-    except subprocess.TimeoutExpired:
-        pass
+    lines: list[str] = []
+    seen = threading.Event()
+
+    def read_stderr():
+        for line in proc.stderr:
+            lines.append(line)
+            if progress is not None and line.startswith("[") and progress in line:
+                seen.set()
+
+    reader = threading.Thread(target=read_stderr, daemon=True)
+    reader.start()
+    t_start = time.perf_counter()
+    while time.perf_counter() - t_start < (latest if progress is not None else after):
+        if proc.poll() is not None:
+            pytest.fail(f"finished before the SIGINT: {proc.stdout.read()} {''.join(lines)}")
+        if seen.wait(0.05):
+            time.sleep(0.5)  # well inside the phase
+            break
     t0 = time.perf_counter()
     proc.send_signal(signal.SIGINT)
     try:
-        out, err = proc.communicate(timeout=30)
+        out = proc.stdout.read()
+        proc.wait(timeout=30)
     finally:
         if proc.poll() is None:  # pragma: no cover - a hung run
             proc.kill()
-    return proc.returncode, out, err, time.perf_counter() - t0
+    latency = time.perf_counter() - t0
+    reader.join(5)
+    return proc.returncode, out, "".join(lines), latency
 
 
 def test_cli_brcg_sigint_prints_the_result_and_exits_130(shared_data):
     rc, out, err, latency = run_cli_and_interrupt(
-        ["brcg", "--data", pima_path(shared_data), "--C", "25", "--json", "--quiet"], 6.0)
+        ["brcg", "--data", pima_path(shared_data), "--C", "25", "--json"], 6.0)
     assert rc == 130, err
     assert latency < 2.0, f"exit {latency:.2f} s after the SIGINT"
     cert = json.loads(out)["certificate"]
@@ -237,7 +255,8 @@ def test_cli_brcg_sigint_prints_the_result_and_exits_130(shared_data):
 def test_cli_crosscheck_sigint_in_the_mip_half(compas_stem):
     # CORELS proves c=0.02 in about a second; the MIP over 155 antecedents runs for minutes
     rc, out, err, latency = run_cli_and_interrupt(
-        ["crosscheck", "--data", str(compas_stem), "--c", "0.02", "--json", "--quiet"], 8.0)
+        ["crosscheck", "--data", str(compas_stem), "--c", "0.02", "--json"], 8.0,
+        progress="rule-list MIP")
     assert rc == 130, err
     assert latency < 2.0, f"exit {latency:.2f} s after the SIGINT"
     d = json.loads(out)
@@ -252,7 +271,8 @@ def _corels_honours_ctrl_c() -> bool:
     import inspect
 
     import rulecert.search.corels.loop as loop
-    return "interrupt_requested" in inspect.getsource(loop)
+    src = inspect.getsource(loop)
+    return "interrupt_requested" in src or "catch_interrupt" in src
 
 
 def test_cli_crosscheck_sigint_in_the_corels_half_stops_both(compas_stem):
@@ -260,7 +280,8 @@ def test_cli_crosscheck_sigint_in_the_corels_half_stops_both(compas_stem):
         pytest.skip("this CORELS does not watch the Ctrl-C request yet (search side)")
     # c=0.005: CORELS runs for many seconds; one SIGINT stops it and the MIP does not start
     rc, out, err, latency = run_cli_and_interrupt(
-        ["crosscheck", "--data", str(compas_stem), "--c", "0.005", "--json", "--quiet"], 5.0)
+        ["crosscheck", "--data", str(compas_stem), "--c", "0.005", "--json"], 5.0,
+        progress="corels")
     assert rc == 130, err
     assert latency < 2.0, f"exit {latency:.2f} s after the SIGINT"
     d = json.loads(out)
