@@ -161,7 +161,7 @@ def test_second_sigint_aborts_at_once():
     assert time.perf_counter() - t0 < 1.0 + STOP_SECONDS
 
 
-def test_interrupt_outside_catch_interrupt_is_a_keyboard_interrupt_free_return():
+def test_python_user_without_catch_interrupt_gets_a_clean_return():
     """A Python user's Ctrl-C without any catch_interrupt of their own: the fit installs it."""
     from rulecert.mipmodels.rulelist import fit_rule_list_mip
     p = hard_rule_list_problem()
@@ -173,6 +173,38 @@ def test_interrupt_outside_catch_interrupt_is_a_keyboard_interrupt_free_return()
         rl, cert = fit_rule_list_mip(p, 0.002, max_rules=5, warm_start="greedy")
     assert cert.termination is Termination.INTERRUPTED
     assert time.perf_counter() - t0 < 1.5 + STOP_SECONDS
+
+
+@pytest.mark.parametrize("backend", ["highs", "cpsat"])
+def test_rule_list_mip_estimator_interrupted_mid_fit(backend):
+    """The issue's case: ``RuleListMIPClassifier(backend="highs", time_limit=20)`` interrupted
+    returns at once (not at its time limit), fitted, with an honest certificate."""
+    import pandas as pd
+
+    from rulecert.estimators import RuleListMIPClassifier
+    p = hard_rule_list_problem()
+    X = pd.DataFrame(p.dense().astype(int), columns=[f"a{j}" for j in range(p.n_antecedents)])
+    clf = RuleListMIPClassifier(c=0.002, max_rules=5, backend=backend, time_limit=20,
+                                negations=False)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        _, latency = interrupted_after(2.0, lambda: clf.fit(X, p.y))
+    assert_interrupted(clf.certificate_, latency)
+    assert clf.predict(X).shape == (p.n_samples,)
+
+
+def test_brcg_estimator_interrupted_mid_fit(shared_data):
+    import pandas as pd
+
+    from rulecert.estimators import BooleanRuleCGClassifier
+    p = pima_problem(shared_data)
+    X = pd.DataFrame(p.dense().astype(int), columns=p.antecedent_names)
+    clf = BooleanRuleCGClassifier(complexity_bound=25)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        _, latency = interrupted_after(3.0, lambda: clf.fit(X, p.y))
+    assert_interrupted(clf.certificate_, latency)
+    assert clf.ruleset_.complexity <= 25
 
 
 # ---- memory caps ----------------------------------------------------------------------------

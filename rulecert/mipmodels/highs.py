@@ -234,7 +234,7 @@ def _sample(monitor, watch: Watch, sample_map) -> None:
     monitor.sample(o, b, nodes=watch.nodes, iterations=watch.iterations)
 
 
-def _highs_callback(watch: Watch, t0: float):
+def _highs_callback(watch: Watch):
     """The HiGHS user callback: interrupt when asked, record bounds and incumbents."""
     CB = highspy.cb.HighsCallbackType
     improving = CB.kCallbackMipImprovingSolution
@@ -243,9 +243,9 @@ def _highs_callback(watch: Watch, t0: float):
     def callback(ctype, message, out, inp, data):
         try:
             if ctype in mip_types:
-                ctype_improving = ctype == improving
-                obj = out.objective_function_value if ctype_improving else out.mip_primal_bound
-                if ctype_improving:
+                is_improving = ctype == improving
+                obj = out.objective_function_value if is_improving else out.mip_primal_bound
+                if is_improving:
                     watch.improved(obj, out.mip_dual_bound, out.mip_node_count)
                 else:
                     watch.note(obj, out.mip_dual_bound, out.mip_node_count)
@@ -265,7 +265,7 @@ _HIGHS_CALLBACKS = ("kCallbackMipInterrupt", "kCallbackSimplexInterrupt", "kCall
 
 def _run_highs(h, watch: Watch, *, monitor, sample_map, time_limit):
     """``h.run()`` watched (module doc): ``(finished, HighsStatus or None)``."""
-    h.setCallback(_highs_callback(watch, time.perf_counter()), None)
+    h.setCallback(_highs_callback(watch), None)
     for name in _HIGHS_CALLBACKS:
         h.startCallback(getattr(highspy.cb.HighsCallbackType, name))
 
