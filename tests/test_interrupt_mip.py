@@ -208,16 +208,27 @@ def test_brcg_estimator_interrupted_mid_fit(shared_data):
 
 
 # ---- memory caps ----------------------------------------------------------------------------
-def test_column_generation_stops_at_the_memory_cap(shared_data):
+def test_column_generation_stops_at_the_memory_cap(shared_data, monkeypatch):
+    import rulecert.monitor as monitor
     from rulecert.limits import resident_memory_bytes
     from rulecert.mipmodels.colgen import solve
     p = pima_problem(shared_data)
-    cap = resident_memory_bytes() / 2**20 + 4.0   # the column pool and pricing grow past it
-    rs, cert = solve(p, complexity_bound=25, memory_limit_mb=cap, columns_per_iter=200)
+    # a pool that keeps growing: every reading finds 1 MB more than the last (a real process
+    # that ran other tests reuses freed memory, so its resident size need not grow visibly)
+    readings = []
+
+    def growing():
+        readings.append(1)
+        return resident_memory_bytes() + len(readings) * 2**20
+
+    monkeypatch.setattr(monitor, "resident_memory_bytes", growing)
+    cap = resident_memory_bytes() / 2**20 + 40.0
+    rs, cert = solve(p, complexity_bound=25, memory_limit_mb=cap)
     assert cert.termination is Termination.MEMORY_LIMIT, cert.summary()
     assert cert.stats["stop_reason"] == "memory_limit" and "memory_limit_mb" in cert.message
     assert ruleset_objective(rs, p).objective == pytest.approx(cert.objective, abs=1e-9)
     assert 0.0 <= cert.lower_bound <= cert.objective and not cert.proven_optimal
+    assert cert.iterations >= 1
 
 
 def test_rule_list_mip_too_big_for_the_cap_is_not_built():
