@@ -332,3 +332,22 @@ def test_cli_crosscheck_sigint_in_the_corels_half_stops_both(compas_stem):
         cert = d[half]["certificate"]
         assert cert["termination"] == "interrupted", (half, cert)
         assert cert["lower_bound"] <= cert["objective"]
+
+
+def test_callback_raising_keyboard_interrupt_is_a_stop_request():
+    """A callback that raises KeyboardInterrupt (no Ctrl-C pending) stops the run as a
+    request: the solve returns INTERRUPTED with its incumbent."""
+    from rulecert.mipmodels.rulelist import fit_rule_list_mip
+    calls = []
+
+    def cb(info):
+        calls.append(info)
+        if len(calls) == 3:
+            raise KeyboardInterrupt
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        rl, cert = fit_rule_list_mip(hard_rule_list_problem(), 0.002, max_rules=5,
+                                     warm_start="greedy", callback=cb, history_every=0.1)
+    assert cert.termination is Termination.INTERRUPTED and rl is not None
+    assert cert.lower_bound <= cert.objective

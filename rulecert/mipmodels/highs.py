@@ -197,8 +197,10 @@ def run_watched(target: Callable[[], Any], stop_solver: Callable[[], None], watc
     thread = threading.Thread(target=work, name=f"rulecert-{solver}", daemon=True)
     asked_at = None
     thread.start()
-    try:
-        while not done.wait(POLL_SECONDS):
+    while True:
+        try:
+            if done.wait(POLL_SECONDS):
+                break
             if watch.stop is None:
                 why = _stop_reason(monitor, phase_end)
                 if why is not None:
@@ -209,16 +211,29 @@ def run_watched(target: Callable[[], Any], stop_solver: Callable[[], None], watc
                 _ABANDONED.append(thread)
                 return False, None
             _sample(monitor, watch, sample_map)
-    except BaseException:  # a second Ctrl-C: abort at once, and let the solver stop too
-        if watch.stop is None:
-            watch.stop = (Termination.INTERRUPTED, "aborted")
-        stop_solver()
-        _ABANDONED.append(thread)
-        raise
+        except KeyboardInterrupt:
+            if interrupt_requested() or watch.stop is not None:
+                _abort(thread, watch, stop_solver)  # the second Ctrl-C: abort at once
+                raise
+            # raised by a callback (or outside catch_interrupt): a request to stop
+            watch.stop = (Termination.INTERRUPTED, "interrupted (KeyboardInterrupt)")
+            asked_at = time.perf_counter()
+            stop_solver()
+        except BaseException:  # a failing callback: stop the solver, report the error
+            _abort(thread, watch, stop_solver)
+            raise
     _sample(monitor, watch, sample_map)
     if "error" in out:
         raise out["error"]
     return True, out.get("value")
+
+
+def _abort(thread, watch: Watch, stop_solver) -> None:
+    """Leave the run: the solver is asked to stop and joined before the next run starts."""
+    if watch.stop is None:
+        watch.stop = (Termination.INTERRUPTED, "aborted")
+    stop_solver()
+    _ABANDONED.append(thread)
 
 
 def _sample(monitor, watch: Watch, sample_map) -> None:

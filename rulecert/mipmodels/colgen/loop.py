@@ -87,7 +87,7 @@ import numpy as np
 from ...certificate import Certificate, Solution, Termination, certify
 from ...limits import (DEFAULT_SEED, Deadline, check_count_limit, check_positive,
                        check_time_limit, resolve_memory_limit_mb)
-from ...monitor import Monitor, catch_interrupt
+from ...monitor import Monitor, catch_interrupt, interrupt_requested
 from ...models.ruleset import RuleSet, check_complexity_bound, ruleset_objective
 from .. import cpsat as cx
 from .. import highs as hx
@@ -416,8 +416,14 @@ def solve(problem, options: ColGenOptions | None = None, *, callback=None,
     with catch_interrupt():
         run = _setup(problem, o, callback)
         while run.stop is None:
-            if not run.check_stop():
-                _iterate(run)
+            try:
+                if not run.check_stop():
+                    _iterate(run)
+            except KeyboardInterrupt:
+                if interrupt_requested():
+                    raise  # the second Ctrl-C: abort
+                run.halt("interrupted", Termination.INTERRUPTED,
+                         "interrupted (KeyboardInterrupt raised by the callback)")
         run.cg_time = time.perf_counter() - run.t0
         ip = solve_restricted_ip(run, _clean)
         _close_gap(run, ip)
