@@ -62,8 +62,15 @@ is an integer (unit or integer weights, integer penalties) the bound is rounded 
 The paper states ``ceil(z_RMLP + (C/2) z_CG)``; ``floor(C/2)`` is valid too because the
 inequality is applied to integer solutions.  Bounds are kept over the iterations (the best
 one is reported); ``history`` has one entry per iteration (``rmlp``, ``pricing_bound``,
-``lower_bound``; ``objective`` is None until the restricted IP gives a rule set) and a final
-entry for the restricted IP.
+``lower_bound``; ``objective`` is the best rule set known: the empty one until the restricted
+IP), periodic samples of the restricted IP's incumbent (``history_every``) and a final entry.
+
+Stopping (DESIGN rule 8).  Ctrl-C, the ``callback`` returning True and the memory cap
+(``memory_limit_mb``) are checked before each iteration and after pricing; the master LP, the
+CP-SAT pricer and the restricted IP are stopped inside their solver (``highs.run_watched``),
+the combinatorial pricers between chunks.  The loop then ends with ``INTERRUPTED`` /
+``MEMORY_LIMIT``: the restricted IP is only warm-started (greedy rounding and a short local
+search, no HiGHS solve), gap closing is skipped, and the bound is the best proven so far.
 
 Gap closing.  The same inequality shows that a clause ``k`` can appear in a solution of
 objective ``<= UB - granularity`` only if ``rc_k <= UB - granularity - L -
