@@ -210,5 +210,7 @@ def count_rule_lists(problem, c: float, threshold: float, *, max_rules: int,
     solver.parameters.catch_sigint_signal = False  # rulecert's Ctrl-C handler decides
     if time_limit is not None:
         solver.parameters.max_time_in_seconds = float(time_limit)
-    st = solver.Solve(m, _Count())
-    return len(seen), st in (cp_model.OPTIMAL, cp_model.INFEASIBLE)
+    with catch_interrupt():  # Ctrl-C stops the enumeration: the count so far, incomplete
+        finished, st = hx.run_watched(lambda: solver.Solve(m, _Count()), solver.StopSearch,
+                                      hx.Watch(), time_limit=time_limit, solver="cp-sat")
+    return len(seen), finished and st in (cp_model.OPTIMAL, cp_model.INFEASIBLE)
