@@ -102,10 +102,12 @@ def test_rule_list_mip_stops_on_sigint_with_incumbent_and_bound(backend):
     assert cert.history and cert.history[-1]["objective"] == cert.objective
 
 
-def test_column_generation_stops_on_sigint_with_a_rule_set(shared_data):
+@pytest.mark.parametrize("pricing", ["auto", "exact"])   # "exact": inside CP-SAT pricing
+def test_column_generation_stops_on_sigint_with_a_rule_set(shared_data, pricing):
     from rulecert.mipmodels.colgen import solve
     p = pima_problem(shared_data)
-    (rs, cert), latency = interrupted_after(3.0, lambda: solve(p, complexity_bound=25))
+    (rs, cert), latency = interrupted_after(3.0, lambda: solve(p, complexity_bound=25,
+                                                               pricing=pricing))
     assert_interrupted(cert, latency)
     assert cert.stats["stop_reason"] == "interrupted"
     assert ruleset_objective(rs, p).objective == pytest.approx(cert.objective, abs=1e-9)

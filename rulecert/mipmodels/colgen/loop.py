@@ -481,7 +481,7 @@ def _iterate(run: _Run) -> None:
     rnd = price(run.st.X, duals.v, duals.const, duals.lit, run.st.D, run.o, rng=run.rng,
                 iteration=run.it, cg_deadline=run.cg_end,
                 improving=lambda inst, r: _improving(run.st, duals, inst, r, run.o.tol),
-                times=run.times, calls=run.calls, log=run.pricing_log)
+                times=run.times, calls=run.calls, log=run.pricing_log, monitor=run.monitor)
     run.sampled_any |= rnd.sampled
     _update_bound(run, duals, rnd)
     if run.check_stop() or _converged(run, rnd):

@@ -22,7 +22,8 @@ from .instance import PricingInstance, PricingResult
 def cpsat_pricing(inst: PricingInstance, *, time_limit: float | None = None,
                   deterministic_time: float | None = None, workers: int = 1, seed: int = 0,
                   hint: tuple[int, ...] | None = None, threshold: float = 0.0,
-                  max_return: int | None = 50, scale_target: float = 1e6) -> PricingResult:
+                  max_return: int | None = 50, scale_target: float = 1e6,
+                  monitor=None) -> PricingResult:
     """The pricing IP (6)-(10), aggregated over groups, in CP-SAT.
 
     ``z_j`` selects feature ``j``; ``delta_g`` says the clause covers group ``g`` (only
@@ -72,7 +73,7 @@ def cpsat_pricing(inst: PricingInstance, *, time_limit: float | None = None,
                    deterministic_time=deterministic_time, hint=hint_vec,
                    on_solution=lambda cb: found.append(
                        tuple(j for j, var in enumerate(z) if cb.Value(var))),
-                   objective_scale=s)
+                   objective_scale=s, monitor=monitor)
     sols = set(found)
     if res.x is not None:
         sols.add(tuple(j for j in range(d) if res.x[j]))
