@@ -20,14 +20,21 @@ Unless ``max_rules`` is given, the MIP gets as many positions as the prefix-leng
 computed from the CORELS incumbent (JMLR Theorem 6 / Corollary 5, refined with equivalent
 points), so it solves the unrestricted problem exactly; with ``max_rules`` both solvers are
 restricted to lists of at most that many rules (CORELS through ``max_length``).
+
+Both halves run under one :func:`rulecert.monitor.catch_interrupt`: one Ctrl-C stops the half
+that is running and the other one too (a MIP not yet started returns the CORELS list as its
+incumbent, without solving), both certificates then say ``interrupted``.
 """
 from __future__ import annotations
 
 import dataclasses
+import inspect
 from fractions import Fraction
 from typing import Any, Callable
 
 from .certificate import Certificate, SolutionStatus, Termination
+from .limits import DEFAULT_SEED, resolve_memory_limit_mb
+from .monitor import catch_interrupt, request_interrupt
 from .mipmodels.rulelist import c_fraction, fit_rule_list_mip, group_data, prefix_length_bound
 from .models.rulelist import RuleList, rule_list_objective
 from .search.corels import corels
@@ -84,8 +91,12 @@ class CrossCheckResult:
         return "\n".join(lines)
 
 
-def _corels_reference(problem, c, *, max_length, time_limit):
-    return corels(problem, c, max_length=max_length, time_limit=time_limit)
+def _corels_reference(problem, c, *, max_length, time_limit, **watch):
+    """CORELS with the run-watching keywords it takes (``node_limit``, ``callback``,
+    ``memory_limit_mb``, ``history_every``)."""
+    params = inspect.signature(corels).parameters
+    return corels(problem, c, max_length=max_length, time_limit=time_limit,
+                  **{k: v for k, v in watch.items() if k in params})
 
 
 def _exact_value(problem, rule_list, c):
@@ -98,24 +109,47 @@ def _exact_value(problem, rule_list, c):
 
 
 def crosscheck_rule_list(problem, c: float, max_rules: int | None = None, backend: str = "highs",
-                         time_limit: float | None = None, *, cuts=True, seed: int = 0,
-                         reference: Callable | None = None,
-                         reference_name: str = "corels") -> CrossCheckResult:
+                         time_limit: float | None = None, *, cuts=True, seed: int = DEFAULT_SEED,
+                         reference: Callable | None = None, reference_name: str = "corels",
+                         node_limit: int | None = None, mip_node_limit: int | None = None,
+                         deterministic_time: float | None = None, callback=None,
+                         memory_limit_mb="auto", history_every: float = 1.0) -> CrossCheckResult:
     """Run CORELS and the rule-list MIP on ``problem`` and compare (see module docstring).
 
     ``time_limit`` applies to each solver separately.  ``reference`` replaces CORELS by any
     callable with CORELS's call shape ``f(problem, c, max_length=, time_limit=) ->
     (RuleList, Certificate)`` (used in tests with brute force).  Bad input raises
     ``ValueError`` before either solver runs.
+
+    Deterministic limits: ``node_limit`` (CORELS expansions), ``mip_node_limit`` (HiGHS
+    branch-and-bound nodes), ``deterministic_time`` (CP-SAT).  ``callback`` (the progress info
+    dict of :mod:`rulecert.monitor`, returning True stops), ``memory_limit_mb`` ("auto": the
+    default cap) and ``history_every`` go to both solvers.  One Ctrl-C stops both halves.
     """
     c = problem.check_regularization(c)
     problem.check_two_classes()
     if max_rules is not None and (isinstance(max_rules, bool) or not isinstance(max_rules, int)
                                   or max_rules < 1):
         raise ValueError(f"max_rules must be a positive integer or None, got {max_rules!r}")
-    ref = reference if reference is not None else _corels_reference
-    ref_list, ref_cert = ref(problem, c, max_length=max_rules, time_limit=time_limit)
+    mem = resolve_memory_limit_mb(memory_limit_mb)
+    with catch_interrupt():
+        if reference is None:
+            ref_list, ref_cert = _corels_reference(
+                problem, c, max_length=max_rules, time_limit=time_limit, node_limit=node_limit,
+                callback=callback, memory_limit_mb=mem, history_every=history_every)
+        else:
+            ref_list, ref_cert = reference(problem, c, max_length=max_rules,
+                                           time_limit=time_limit)
+        if ref_cert.termination is Termination.INTERRUPTED:
+            request_interrupt()  # stopped by Ctrl-C or the callback: the MIP half stops too
+        return _mip_half(problem, c, max_rules, backend, time_limit, cuts, seed, ref_list,
+                         ref_cert, reference_name, mip_node_limit, deterministic_time, callback,
+                         mem, history_every)
 
+
+def _mip_half(problem, c, max_rules, backend, time_limit, cuts, seed, ref_list, ref_cert,
+              reference_name, node_limit, deterministic_time, callback, mem, history_every):
+    """The MIP half (its positions from the reference's incumbent) and the comparison."""
     G = group_data(problem)
     M = problem.n_antecedents
     if max_rules is not None:
@@ -131,7 +165,9 @@ def crosscheck_rule_list(problem, c: float, max_rules: int | None = None, backen
         K = max(1, L)
     warm = ref_list if ref_list is not None else "greedy"
     mip = fit_rule_list_mip(problem, c, max_rules=K, backend=backend, time_limit=time_limit,
-                            warm_start=warm, cuts=cuts, seed=seed)
+                            warm_start=warm, cuts=cuts, seed=seed, node_limit=node_limit,
+                            deterministic_time=deterministic_time, callback=callback,
+                            memory_limit_mb=mem, history_every=history_every)
     mip_list, mip_cert = mip
     verdict, reason, same = _compare(problem, c, ref_list, ref_cert, mip_list, mip_cert,
                                      reference_name, max_rules is not None,

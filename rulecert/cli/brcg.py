@@ -1,4 +1,8 @@
-"""``rulecert brcg``: a Boolean rule set (DNF / CNF) by column generation, with its certificate."""
+"""``rulecert brcg``: a Boolean rule set (DNF / CNF) by column generation, with its certificate.
+
+Ctrl-C stops the LP, pricing or restricted IP that is running; the rule set of the columns
+held is printed with the bound proven so far and the command exits with 130.
+"""
 from __future__ import annotations
 
 import json
@@ -8,6 +12,7 @@ from pathlib import Path
 
 
 def add_parser(sub) -> None:
+    from ._memory import add_memory_argument
     p = sub.add_parser("brcg", help="Boolean rule set (DNF/CNF) by column generation, certified")
     p.add_argument("--data", required=True,
                    help="a CSV file (raw columns are binarized: decile thresholds and negations) "
@@ -38,14 +43,21 @@ def add_parser(sub) -> None:
                    help="seconds for the whole fit (with several --C: including the CV)")
     p.add_argument("--pricing-time-limit", type=float, default=30.0,
                    help="seconds per exact pricing call (default 30)")
-    p.add_argument("--max-iter", type=int, default=None, help="column-generation iterations")
+    p.add_argument("--max-iter", type=int, default=None,
+                   help="column-generation iterations (deterministic)")
+    p.add_argument("--pricing-deterministic-time", type=float, default=None,
+                   help="CP-SAT deterministic time per exact pricing call (deterministic)")
+    p.add_argument("--bnb-node-limit", type=int, default=None,
+                   help="node limit of one branch-and-bound pricing call (deterministic)")
+    add_memory_argument(p)
     p.add_argument("--no-close-gap", dest="close_gap", action="store_false",
                    help="skip the reduced-cost enumeration that closes the integrality gap")
     p.add_argument("--n-thresholds", type=int, default=9,
                    help="thresholds per numeric column when binarizing (default 9: deciles)")
     p.add_argument("--no-negations", dest="negations", action="store_false",
                    help="binarize without negated literals")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--seed", type=int, default=0, help="seed of sampling and the solvers "
+                   "(default 0: the same run every time)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     from ._data import add_missing_argument, add_save_model_argument
     add_missing_argument(p)
@@ -98,6 +110,7 @@ def run(args) -> int:
     from ..estimators.brcg import BooleanRuleCGClassifier, BooleanRuleCGCV
     from ._data import class_labels, save_model_if_asked
     from ._plot import write_plot
+    from ._run import exit_code, progress
     Xb, y, names, desc = load_binary_data(args)
     common = dict(max_clause_length=args.max_clause_length, empty_clause=args.empty_clause,
                   form=args.form,
@@ -105,8 +118,12 @@ def run(args) -> int:
                   literal_penalty=args.literal_penalty, pricing=args.pricing,
                   time_limit=args.time_limit, pricing_time_limit=args.pricing_time_limit,
                   max_iter=args.max_iter, beam_width=args.beam_width, close_gap=args.close_gap,
-                  random_state=args.seed)
+                  pricing_deterministic_time=args.pricing_deterministic_time,
+                  bnb_node_limit=args.bnb_node_limit, random_state=args.seed)
     grid = list(args.complexity_bound)
+    est = BooleanRuleCGCV if len(grid) > 1 else BooleanRuleCGClassifier
+    watch = {"memory_limit_mb": args.memory_limit_mb, "callback": progress(args)}
+    common.update({k: v for k, v in watch.items() if k in est._get_param_names()})
     if len(grid) > 1:
         clf = BooleanRuleCGCV(grid, cv=args.cv, selection=args.selection, **common)
     else:
@@ -125,7 +142,7 @@ def run(args) -> int:
         if cv is not None:
             d["cv_results"] = {k: np.asarray(v).tolist() for k, v in cv.items()}
         print(json.dumps(d, default=str))
-        return 0
+        return exit_code(cert)
     print(f"data: {desc}")
     if cv is not None:
         print(f"C by {args.cv}-fold stratified CV ({args.selection}): mean validation accuracy "
@@ -143,4 +160,4 @@ def run(args) -> int:
     t = s["time"]
     print("time per phase  : " + ", ".join(f"{k} {v:.2f}s" for k, v in t.items()))
     print(f"columns / iters : {s['columns']} / {s['cg_iterations']}", file=sys.stdout)
-    return 0
+    return exit_code(cert)

@@ -2,7 +2,8 @@
 
 Exit status: 0 when the two agree (same proven optimum, or consistent bounds when a limit
 stopped one of them), 1 on a disagreement, 3 when a solver reported an error (bad input
-exits with 2, as every subcommand).
+exits with 2, as every subcommand), 130 when Ctrl-C stopped the run (one Ctrl-C stops both
+solvers; the result is printed as usual).
 """
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import json
 
 def add_parser(sub) -> None:
     from ._data import add_data_arguments
+    from ._memory import add_memory_argument
     p = sub.add_parser("crosscheck",
                        help="cross-check CORELS against the rule-list MIP (same optimum?)")
     add_data_arguments(p)
@@ -22,7 +24,14 @@ def add_parser(sub) -> None:
     p.add_argument("--backend", default="highs", choices=["highs", "pulp", "cpsat"],
                    help="MIP solver (default highs)")
     p.add_argument("--time-limit", type=float, default=None, help="seconds for each solver")
-    p.add_argument("--seed", type=int, default=0, help="MIP solver seed")
+    p.add_argument("--node-limit", type=int, default=None,
+                   help="CORELS node expansions (deterministic)")
+    p.add_argument("--mip-node-limit", type=int, default=None,
+                   help="HiGHS branch-and-bound nodes of the MIP (deterministic; highs/pulp)")
+    p.add_argument("--deterministic-time", type=float, default=None,
+                   help="CP-SAT's deterministic time limit of the MIP (cpsat)")
+    add_memory_argument(p)
+    p.add_argument("--seed", type=int, default=0, help="MIP solver seed (default 0)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=run)
 
@@ -31,9 +40,13 @@ def run(args) -> int:
     from ..crosscheck import crosscheck_rule_list
     from ._data import class_labels, load_problem
     from ._plot import write_plot
+    from ._run import exit_code, progress
     problem, desc = load_problem(args)
     res = crosscheck_rule_list(problem, args.c, max_rules=args.max_rules, backend=args.backend,
-                               time_limit=args.time_limit, seed=args.seed)
+                               time_limit=args.time_limit, seed=args.seed,
+                               node_limit=args.node_limit, mip_node_limit=args.mip_node_limit,
+                               deterministic_time=args.deterministic_time,
+                               memory_limit_mb=args.memory_limit_mb, callback=progress(args))
     write_plot(args, [res.reference_certificate, res.mip_certificate], ["CORELS", "MIP"])
     if args.json:
         d = res.to_dict()
@@ -45,4 +58,5 @@ def run(args) -> int:
         print(f"data: {desc}")
         print(f"{problem.n_samples} samples, {problem.n_antecedents} antecedents\n")
         print(res.summary())
-    return {"agree": 0, "consistent": 0, "disagree": 1}.get(res.verdict, 3)
+    interrupted = exit_code(res.reference_certificate, res.mip_certificate)
+    return interrupted or {"agree": 0, "consistent": 0, "disagree": 1}.get(res.verdict, 3)

@@ -44,7 +44,9 @@ from fractions import Fraction
 
 import numpy as np
 
-from ..certificate import certify
+from ..certificate import Termination, certify
+from ..limits import DEFAULT_SEED, Deadline, resolve_memory_limit_mb
+from ..monitor import Monitor, catch_interrupt
 from ..models.falling import (FallingRuleList, check_falling_problem, frl_objective, make_params,
                               soft_frl_objective)
 from . import cpsat as _cpsat
@@ -109,7 +111,8 @@ def _decode_prefix(x, s_idx, K, M):
     return prefix
 
 
-def _certificate(problem, program, w, C, C1, prefix, res, solver, lower_shift=0.0, abs_tol=ABS_TOL):
+def _certificate(problem, program, w, C, C1, prefix, res, solver, lower_shift=0.0, abs_tol=ABS_TOL,
+                 history=None):
     """Exact objective of the decoded list + the solver's mapped termination and bound.
 
     A limit-stopped run stays FEASIBLE even when its bound meets the objective
@@ -120,7 +123,8 @@ def _certificate(problem, program, w, C, C1, prefix, res, solver, lower_shift=0.
         cert = certify(None, res.bound, res.termination, solver=solver,
                        solver_version=res.solver_version, abs_tol=abs_tol, nodes=res.nodes,
                        iterations=res.iterations, wall_time=res.wall_time,
-                       warm_start_objective=res.warm_start_objective, message=res.message)
+                       warm_start_objective=res.warm_start_objective, message=res.message,
+                       history=history)
         return None, cert
     if program == "frl":
         s = frl_objective(problem, prefix, w, C)
@@ -134,7 +138,8 @@ def _certificate(problem, program, w, C, C1, prefix, res, solver, lower_shift=0.
                    promote_proven=False, solver_version=res.solver_version, nodes=res.nodes,
                    iterations=res.iterations, wall_time=res.wall_time,
                    warm_start_objective=res.warm_start_objective, message=res.message,
-                   stats={"program": program, "solver_objective": res.objective})
+                   stats={"program": program, "solver_objective": res.objective},
+                   history=history)
     kind = "falling" if program == "frl" else "softly_falling"
     return FallingRuleList.from_prefix(problem, prefix, w, kind), cert
 
@@ -204,10 +209,13 @@ def _highs_order_rows(B, program, s_idx, al, K, M, C1):
 
 
 def _solve_highs(problem, program: str, w, C, C1=None, *, max_rules: int, time_limit=None,
-                 node_limit=None, threads: int | None = 1, seed: int = 0):
+                 node_limit=None, threads: int | None = 1, seed: int = DEFAULT_SEED,
+                 monitor=None):
     """Exact MIP of Program 2.9 / 5.1 with at most ``max_rules`` rules on HiGHS."""
     w, C, C1, K, Pat, pos, neg = _setup(problem, program, w, C, C1, max_rules)
     G, M = Pat.shape
+    if _too_big(monitor, G, M, K):
+        return _memory_limited(monitor, G, M, K, f"{program}-mip-highs")
     n = problem.n_samples
     B = _Builder()
     s_idx = [[B.var(0, 1, 0.0, True) for a in range(M)] for k in range(K)]
@@ -224,9 +232,11 @@ def _solve_highs(problem, program: str, w, C, C1=None, *, max_rules: int, time_l
     h.setOptionValue("mip_feasibility_tolerance", 1e-9)
     B.to_highs(h)
     res = _highs.solve(h, is_mip=True, time_limit=time_limit, node_limit=node_limit,
-                       mip_rel_gap=0.0, mip_abs_gap=1e-9)
+                       mip_rel_gap=0.0, mip_abs_gap=1e-9, monitor=monitor,
+                       sample_map=_sample_map(1.0, 0.0))
     prefix = None if res.x is None else _decode_prefix(res.x, s_idx, K, M)
-    return _certificate(problem, program, w, C, C1, prefix, res, f"{program}-mip-highs")
+    return _certificate(problem, program, w, C, C1, prefix, res, f"{program}-mip-highs",
+                        history=_history(monitor))
 
 
 # ---- CP-SAT --------------------------------------------------------------------------------
@@ -334,11 +344,13 @@ def _cpsat_order(m, program, s, P, T, K, big, Q, c1q):
 
 
 def _solve_cpsat(problem, program: str, w, C, C1=None, *, max_rules: int, time_limit=None,
-                 workers: int = 1, seed: int = 0, deterministic_time=None,
-                 penalty_scale: int = 10**6):
+                 workers: int = 1, seed: int = DEFAULT_SEED, deterministic_time=None,
+                 penalty_scale: int = 10**6, monitor=None):
     """Exact (FRL) / scaled (softFRL, see module doc) CP-SAT model with at most ``max_rules`` rules."""
     w, C, C1, K, Pat, pos, neg = _setup(problem, program, w, C, C1, max_rules)
     G, M = Pat.shape
+    if _too_big(monitor, G, M, K):
+        return _memory_limited(monitor, G, M, K, f"{program}-cpsat")
     n = problem.n_samples
     NP, NN = int(pos.sum()), int(neg.sum())
     wf, Cf, C1f, Q, den, S = _cpsat_scale(program, w, C, C1, n, NP, NN, K, penalty_scale)
@@ -351,8 +363,10 @@ def _solve_cpsat(problem, program: str, w, C, C1=None, *, max_rules: int, time_l
     obj_terms += _cpsat_order(m, program, s, P, T, K, (NP + NN) ** 2, Q, int(C1f * n * den))
     m.Minimize(sum(obj_terms))
     flat = [v for row in s for v in row]
+    shift = 0.0 if program == "frl" else K * float(C1f) / Q
     res = _cpsat.solve(m, flat, time_limit=time_limit, workers=workers, seed=seed,
-                       deterministic_time=deterministic_time, objective_scale=float(S))
+                       deterministic_time=deterministic_time, objective_scale=float(S),
+                       monitor=monitor, sample_map=_sample_map(float(S), shift))
     prefix = None
     if res.x is not None:
         xs = np.asarray(res.x).reshape(K, M) if K else np.zeros((0, M))
@@ -361,21 +375,62 @@ def _solve_cpsat(problem, program: str, w, C, C1=None, *, max_rules: int, time_l
             if xs[k].max() < 0.5:
                 break
             prefix.append(int(np.argmax(xs[k])))
-    shift = 0.0 if program == "frl" else K * float(C1f) / Q
     tol = 1e-9 if program == "frl" else max(1e-9, 2 * shift)
     return _certificate(problem, program, w, C, C1, prefix, res, f"{program}-cpsat",
-                        lower_shift=shift, abs_tol=tol)
+                        lower_shift=shift, abs_tol=tol, history=_history(monitor))
 
 
-def solve(problem, program: str, w, C, C1=None, *, max_rules: int, solver: str = "highs", **kwargs):
+def solve(problem, program: str, w, C, C1=None, *, max_rules: int, solver: str = "highs",
+          callback=None, memory_limit_mb="auto", history_every: float = 1.0, **kwargs):
     """Exact FRL / softFRL MIP with at most ``max_rules`` rules: ``(FallingRuleList, Certificate)``.
 
     ``solver="highs"`` (options ``time_limit``, ``node_limit``, ``threads``, ``seed``) or
     ``"cpsat"`` (options ``time_limit``, ``workers``, ``seed``, ``deterministic_time``,
-    ``penalty_scale``).
+    ``penalty_scale``).  ``callback`` receives the progress info dict of
+    :mod:`rulecert.monitor` at every history sample (returning True stops: ``INTERRUPTED``);
+    ``memory_limit_mb`` ("auto": the default cap, None: none) is checked against the model's
+    estimated size before it is built and while it is solved (``MEMORY_LIMIT``);
+    ``history_every`` is the seconds between history samples.  Ctrl-C stops the solve
+    cleanly (``INTERRUPTED`` with the solver's incumbent and bound).
     """
-    if solver == "highs":
-        return _solve_highs(problem, program, w, C, C1, max_rules=max_rules, **kwargs)
-    if solver in ("cpsat", "cp-sat"):
-        return _solve_cpsat(problem, program, w, C, C1, max_rules=max_rules, **kwargs)
-    raise ValueError(f"solver must be 'highs' or 'cpsat', got {solver!r}")
+    if solver not in ("highs", "cpsat", "cp-sat"):
+        raise ValueError(f"solver must be 'highs' or 'cpsat', got {solver!r}")
+    monitor = Monitor(f"{program}-mip ({solver})", deadline=Deadline(None),
+                      memory_limit_mb=resolve_memory_limit_mb(memory_limit_mb),
+                      callback=callback, history_every=history_every)
+    run = _solve_highs if solver == "highs" else _solve_cpsat
+    with catch_interrupt():
+        return run(problem, program, w, C, C1, max_rules=max_rules, monitor=monitor, **kwargs)
+
+
+BYTES_PER_ENTRY = 400
+"""Memory per (position, group, antecedent) entry of the model while it is built and solved
+(a generous estimate for the memory-cap check before building)."""
+
+
+def _too_big(monitor, G, M, K) -> bool:
+    return monitor is not None and monitor.would_exceed_memory(
+        BYTES_PER_ENTRY * (K + 1) * (G * (M + 6) + M))
+
+
+def _memory_limited(monitor, G, M, K, solver):
+    mb = BYTES_PER_ENTRY * (K + 1) * (G * (M + 6) + M) / 2**20
+    cert = certify(None, -math.inf, Termination.MEMORY_LIMIT, solver=solver,
+                   message=f"memory limit: the model (about {mb:,.0f} MB for {G} groups, {M} "
+                           f"antecedents, {K} rules) would pass memory_limit_mb="
+                           f"{monitor.memory_limit_mb:g}; not built", history=monitor.history)
+    return None, cert
+
+
+def _sample_map(scale: float, shift: float):
+    """Raw solver objective / bound -> the history's scale (``shift``: softFRL's CP-SAT bound
+    correction)."""
+    def sample(obj, bound):
+        o = None if obj is None or not math.isfinite(obj) else obj / scale
+        b = None if bound is None or not math.isfinite(bound) else bound / scale - shift
+        return o, b if o is None or b is None else min(b, o)
+    return sample
+
+
+def _history(monitor):
+    return [] if monitor is None else monitor.history

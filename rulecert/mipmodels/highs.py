@@ -4,16 +4,37 @@ We read HiGHS's own model status and info (``mip_dual_bound``, ``objective_funct
 ``primal_solution_status``, ``mip_node_count``) and map them to our two statuses.  We never
 trust a wrapper's word: PuLP, for instance, reports a HiGHS time-limit stop as "Optimal".
 Certifying runs set ``mip_rel_gap = 0`` and an absolute gap below the objective's granularity.
+
+Stopping and watching a run (DESIGN rule 8) is also done here, once for HiGHS and CP-SAT
+(:mod:`.cpsat` uses :func:`run_watched`): the solver runs in a worker thread while the calling
+thread waits in short steps (:data:`POLL_SECONDS`), so that a Ctrl-C reaches Python's handler
+at once (:mod:`rulecert.monitor`).  At each step the waiting thread asks whether the run must
+stop (Ctrl-C, the user's callback, the memory cap, a phase that overran its time limit by
+:data:`TIME_LIMIT_GRACE_SECONDS`) and, if so, asks the solver to stop: HiGHS through its own
+interrupt callbacks (``kCallbackMipInterrupt``, ``kCallbackSimplexInterrupt``,
+``kCallbackIpmInterrupt`` set ``user_interrupt``), CP-SAT through ``stop_search``.  The
+solver returns its incumbent and proven bound and we map the stop to our termination
+(``INTERRUPTED``, ``MEMORY_LIMIT``, ``TIME_LIMIT``).  HiGHS checks its interrupt callbacks
+between nodes and in standalone LP iterations, not inside its MIP presolve or the MIP's root
+LP; a solver that has not returned :data:`INTERRUPT_GRACE_SECONDS` after the request is left
+to finish in the background (it stops at its next check) and the run returns what the
+callbacks saw: the last proven bound, and no solver solution (the caller's warm start stands).
+The waiting thread also samples the run into the monitor's history (objective, bound, nodes)
+every ``history_every`` seconds and at every improving solution.  A second Ctrl-C raises
+``KeyboardInterrupt`` in the waiting thread at once (abort); the solver is asked to stop too.
 """
 from __future__ import annotations
 
 import dataclasses
 import math
+import threading
 import time
+from typing import Any, Callable
 
 import numpy as np
 
 from ..certificate import SolutionStatus, Termination
+from ..monitor import Monitor, interrupt_requested
 
 try:  # the import is checked when a solve is requested, so a missing solver reports ERROR
     import highspy
@@ -79,16 +100,239 @@ def _map_status(h, model_status, has_solution: bool, limits_requested: dict) -> 
     return Termination.ERROR
 
 
+# ---------------------------------------------------------------------------------------------
+# stopping and watching a solver run (module doc)
+# ---------------------------------------------------------------------------------------------
+
+POLL_SECONDS = 0.05
+"""How often the waiting thread checks for a stop request and samples the run."""
+INTERRUPT_GRACE_SECONDS = 1.0
+"""How long a solver asked to stop may take before the run returns without it."""
+TIME_LIMIT_GRACE_SECONDS = 0.5
+"""A phase that overruns its own time limit by this much is stopped by us (HiGHS 1.12's MIP
+presolve does not check the time limit)."""
+
+_ABANDONED: list[threading.Thread] = []
+"""Solver threads asked to stop that had not returned in time (joined before the next run)."""
+
+
+class Watch:
+    """What a solver's callbacks saw, shared between the solver thread and the waiting thread.
+
+    Raw solver units (the caller's ``sample_map`` turns them into the reported scale).
+    ``stop`` is ``(Termination, message)`` once the run was asked to stop.
+    """
+
+    def __init__(self):
+        self.stop: tuple[Termination, str] | None = None
+        self.objective: float | None = None
+        self.bound: float | None = None
+        self.nodes = 0
+        self.iterations = 0
+        self.events: list[tuple[float | None, float | None, int]] = []
+
+    def improved(self, objective, bound, nodes) -> None:
+        """Record an improving solution (called from the solver thread)."""
+        self.note(objective, bound, nodes)
+        self.events.append((self.objective, self.bound, self.nodes))
+
+    def note(self, objective=None, bound=None, nodes=None, iterations=None) -> None:
+        if objective is not None and math.isfinite(objective):
+            self.objective = (float(objective) if self.objective is None
+                              else min(self.objective, float(objective)))
+        if bound is not None and math.isfinite(bound):
+            self.bound = float(bound) if self.bound is None else max(self.bound, float(bound))
+        if nodes is not None:
+            self.nodes = max(self.nodes, int(nodes))
+        if iterations is not None:
+            self.iterations = max(self.iterations, int(iterations))
+
+
+def _stop_reason(monitor: Monitor | None, phase_end: float | None):
+    """Why the run must stop now, or None (the solver's own time limit is left to it, with
+    :data:`TIME_LIMIT_GRACE_SECONDS` of slack)."""
+    if interrupt_requested():
+        return Termination.INTERRUPTED, "interrupted by the user (Ctrl-C)"
+    if monitor is not None:
+        why = monitor.should_stop()
+        if why is not None and why[0] is not Termination.TIME_LIMIT:
+            return why
+        if why is not None and monitor.memory_limit_mb is not None:
+            mb = monitor.memory_mb()
+            if mb >= monitor.memory_limit_mb:
+                return (Termination.MEMORY_LIMIT, f"resident memory {mb:.0f} MB reached "
+                        f"memory_limit_mb={monitor.memory_limit_mb:g}")
+    if phase_end is not None and time.perf_counter() > phase_end + TIME_LIMIT_GRACE_SECONDS:
+        return Termination.TIME_LIMIT, "time limit (the solver overran it; stopped by rulecert)"
+    return None
+
+
+def run_watched(target: Callable[[], Any], stop_solver: Callable[[], None], watch: Watch, *,
+                monitor: Monitor | None = None, sample_map=None, time_limit: float | None = None,
+                solver: str = "solver") -> tuple[bool, Any]:
+    """Run ``target()`` (a blocking solver call) in a worker thread; wait, watch and stop it.
+
+    ``stop_solver()`` asks the solver to stop (it is called from the waiting thread; HiGHS's
+    interrupt callbacks read ``watch.stop`` instead and need a no-op here).  ``sample_map(obj,
+    bound) -> (obj, bound)`` turns the callbacks' raw values into the history's scale (None:
+    no history samples).  Returns ``(finished, value)``: ``finished`` is False when the solver
+    was asked to stop and did not return within :data:`INTERRUPT_GRACE_SECONDS` (``value``
+    is then None and the thread is left to stop by itself).
+    """
+    while _ABANDONED:  # an earlier run asked to stop: let it end before a new one starts
+        _ABANDONED.pop().join()
+    out: dict[str, Any] = {}
+    done = threading.Event()
+
+    def work():
+        try:
+            out["value"] = target()
+        except BaseException as exc:  # re-raised in the waiting thread
+            out["error"] = exc
+        finally:
+            done.set()
+
+    phase_end = None if time_limit is None or not math.isfinite(time_limit) else \
+        time.perf_counter() + float(time_limit)
+    thread = threading.Thread(target=work, name=f"rulecert-{solver}", daemon=True)
+    asked_at = None
+    thread.start()
+    while True:
+        try:
+            if done.wait(POLL_SECONDS):
+                break
+            if watch.stop is None:
+                why = _stop_reason(monitor, phase_end)
+                if why is not None:
+                    watch.stop = why
+                    asked_at = time.perf_counter()
+                    stop_solver()
+            elif time.perf_counter() - asked_at > INTERRUPT_GRACE_SECONDS:
+                _ABANDONED.append(thread)
+                return False, None
+            _sample(monitor, watch, sample_map)
+        except KeyboardInterrupt:
+            if interrupt_requested() or watch.stop is not None:
+                _abort(thread, watch, stop_solver)  # the second Ctrl-C: abort at once
+                raise
+            # raised by a callback (or outside catch_interrupt): a request to stop
+            watch.stop = (Termination.INTERRUPTED, "interrupted (KeyboardInterrupt)")
+            asked_at = time.perf_counter()
+            stop_solver()
+        except BaseException:  # a failing callback: stop the solver, report the error
+            _abort(thread, watch, stop_solver)
+            raise
+    _sample(monitor, watch, sample_map)
+    if "error" in out:
+        raise out["error"]
+    return True, out.get("value")
+
+
+def _abort(thread, watch: Watch, stop_solver) -> None:
+    """Leave the run: the solver is asked to stop and joined before the next run starts."""
+    if watch.stop is None:
+        watch.stop = (Termination.INTERRUPTED, "aborted")
+    stop_solver()
+    _ABANDONED.append(thread)
+
+
+def _sample(monitor, watch: Watch, sample_map) -> None:
+    """Flush the callbacks' improvement events and take a periodic sample."""
+    if monitor is None or sample_map is None:
+        watch.events.clear()
+        return
+    while watch.events:
+        obj, bound, nodes = watch.events.pop(0)
+        o, b = sample_map(obj, bound)
+        monitor.sample(o, b, event="incumbent", nodes=nodes)
+    o, b = sample_map(watch.objective, watch.bound)
+    monitor.sample(o, b, nodes=watch.nodes, iterations=watch.iterations)
+
+
+def _highs_callback(watch: Watch):
+    """The HiGHS user callback: interrupt when asked, record bounds and incumbents."""
+    CB = highspy.cb.HighsCallbackType
+    improving = CB.kCallbackMipImprovingSolution
+    mip_types = (CB.kCallbackMipInterrupt, CB.kCallbackMipImprovingSolution)
+
+    def callback(ctype, message, out, inp, data):
+        try:
+            if ctype in mip_types:
+                is_improving = ctype == improving
+                obj = out.objective_function_value if is_improving else out.mip_primal_bound
+                if is_improving:
+                    watch.improved(obj, out.mip_dual_bound, out.mip_node_count)
+                else:
+                    watch.note(obj, out.mip_dual_bound, out.mip_node_count)
+            else:
+                watch.note(iterations=out.simplex_iteration_count)
+            if inp is not None and (watch.stop is not None or interrupt_requested()):
+                inp.user_interrupt = True
+        except BaseException:  # never let an exception cross HiGHS's C++ frames
+            if inp is not None:
+                inp.user_interrupt = True
+    return callback
+
+
+_HIGHS_CALLBACKS = ("kCallbackMipInterrupt", "kCallbackSimplexInterrupt", "kCallbackIpmInterrupt",
+                    "kCallbackMipImprovingSolution")
+
+
+def _run_highs(h, watch: Watch, *, monitor, sample_map, time_limit):
+    """``h.run()`` watched (module doc): ``(finished, HighsStatus or None)``."""
+    h.setCallback(_highs_callback(watch), None)
+    for name in _HIGHS_CALLBACKS:
+        h.startCallback(getattr(highspy.cb.HighsCallbackType, name))
+
+    def target():
+        try:
+            return h.run()
+        finally:
+            # as highspy's own threaded solve does: the next run (another thread) starts afresh
+            highspy._core._Highs.resetGlobalScheduler(False)
+
+    finished, status = run_watched(target, lambda: None, watch, monitor=monitor,
+                                   sample_map=sample_map, time_limit=time_limit, solver="highs")
+    if finished:
+        h.setCallback(None, None)  # also stops every callback
+        if hasattr(h, "enableCallbacks"):  # highspy.Highs: its own dispatcher back
+            h.enableCallbacks()
+    return finished, status
+
+
+def stopped_result(why: tuple[Termination, str], *, solver: str, version: str, wall: float,
+                   bound: float | None = None, warm_start_objective=None,
+                   nodes: int = 0) -> "MipResult":
+    """The result of a run that was stopped before it started or that did not return in
+    time: no solver solution, the last proven bound seen (or none)."""
+    term, msg = why
+    b = -math.inf if bound is None or not math.isfinite(bound) else float(bound)
+    return MipResult(term, SolutionStatus.NONE, None, b, None, nodes, 0, wall, msg, solver,
+                     version, warm_start_objective)
+
+
 def solve(h: "highspy.Highs", *, is_mip: bool, time_limit: float | None = None,
           node_limit: int | None = None, mip_rel_gap: float = 0.0, mip_abs_gap: float | None = None,
-          warm_start: np.ndarray | None = None, warm_start_objective: float | None = None) -> MipResult:
+          warm_start: np.ndarray | None = None, warm_start_objective: float | None = None,
+          iteration_limit: int | None = None, monitor: Monitor | None = None,
+          sample_map=None) -> MipResult:
     """Run ``h`` with the given limits and map the outcome.
 
     ``warm_start`` is a full column vector passed to ``setSolution`` (HiGHS checks feasibility
     itself).  A MIP run is called OPTIMAL only when HiGHS reports kOptimal with
     ``mip_rel_gap == 0`` and the dual bound is within ``mip_abs_gap`` of the objective.
+    ``iteration_limit`` is HiGHS's simplex iteration limit (deterministic).
+
+    The run can be stopped (module doc): by Ctrl-C under :func:`rulecert.monitor.catch_interrupt`
+    always, and with a ``monitor`` by its callback and memory cap; ``sample_map(obj, bound)``
+    (raw HiGHS objective values -> the reported scale) makes the run sample its history into
+    ``monitor``.  A run asked to stop before it starts returns at once, without a solution.
     """
     t0 = time.perf_counter()
+    why = _stop_reason(monitor, None)
+    if why is not None:
+        return stopped_result(why, solver="highs", version=highs_version(), wall=0.0,
+                              warm_start_objective=warm_start_objective)
     if time_limit is not None:
         if time_limit <= 0:
             return MipResult(Termination.TIME_LIMIT, SolutionStatus.NONE, None, -math.inf, None,
@@ -101,18 +345,28 @@ def solve(h: "highspy.Highs", *, is_mip: bool, time_limit: float | None = None,
             h.setOptionValue("mip_abs_gap", float(mip_abs_gap))
         if node_limit is not None:
             h.setOptionValue("mip_max_nodes", int(node_limit))
+    if iteration_limit is not None:
+        h.setOptionValue("simplex_iteration_limit", int(iteration_limit))
     if warm_start is not None:
         sol = highspy.HighsSolution()
         sol.col_value = [float(v) for v in warm_start]
         sol.value_valid = True
         h.setSolution(sol)
-    run_status = h.run()
+    watch = Watch()
+    finished, run_status = _run_highs(h, watch, monitor=monitor, sample_map=sample_map,
+                                      time_limit=time_limit)
     wall = time.perf_counter() - t0
+    if not finished:
+        return stopped_result(watch.stop, solver="highs", version=highs_version(), wall=wall,
+                              bound=watch.bound if is_mip else None,
+                              warm_start_objective=warm_start_objective, nodes=watch.nodes)
     ms = h.getModelStatus()
     info = h.getInfo()
     has_solution = info.primal_solution_status == 2  # kSolutionStatusFeasible
     term = _map_status(h, ms, has_solution, {"node_limit": node_limit})
     msg = h.modelStatusToString(ms)
+    if watch.stop is not None and term in (Termination.INTERRUPTED, Termination.TIME_LIMIT):
+        term, msg = watch.stop[0], f"{msg}: {watch.stop[1]}"
     if run_status == highspy.HighsStatus.kError and term is not Termination.ERROR:
         term = Termination.ERROR
     x = np.array(h.getSolution().col_value) if has_solution else None

@@ -24,6 +24,7 @@ import math
 import numpy as np
 
 from ..certificate import Termination
+from ..monitor import catch_interrupt
 from . import cpsat as cx
 from . import highs as hx
 from .rulelist import RuleListMIP
@@ -123,14 +124,13 @@ def max_discrepancy(problem, c: float, threshold: float, reference_prefix, *, ma
     cost = _disagree_cost(model, ref)
     rows = _rows(model, threshold, min_capture)
     N = float(model.G.N)
-    if backend == "highs":
-        res = _solve_highs(model, rows, cost, time_limit, seed)
-        obj = None if res.objective is None else -res.objective
-        ub = -res.bound if math.isfinite(res.bound) else N
-    else:
-        res = _solve_cpsat(model, rows, cost, time_limit, seed)
-        obj = None if res.objective is None else -res.objective
-        ub = -res.bound if math.isfinite(res.bound) else N
+    with catch_interrupt():  # Ctrl-C stops the solve with its incumbent and bound
+        if backend == "highs":
+            res = _solve_highs(model, rows, cost, time_limit, seed)
+        else:
+            res = _solve_cpsat(model, rows, cost, time_limit, seed)
+    obj = None if res.objective is None else -res.objective
+    ub = -res.bound if math.isfinite(res.bound) else N
     prefix = None
     if res.x is not None:
         prefix, _, _ = model.decode(np.asarray(res.x, dtype=float))
@@ -207,7 +207,10 @@ def count_rule_lists(problem, c: float, threshold: float, *, max_rules: int,
     solver = cp_model.CpSolver()
     solver.parameters.enumerate_all_solutions = True
     solver.parameters.num_workers = 1
+    solver.parameters.catch_sigint_signal = False  # rulecert's Ctrl-C handler decides
     if time_limit is not None:
         solver.parameters.max_time_in_seconds = float(time_limit)
-    st = solver.Solve(m, _Count())
-    return len(seen), st in (cp_model.OPTIMAL, cp_model.INFEASIBLE)
+    with catch_interrupt():  # Ctrl-C stops the enumeration: the count so far, incomplete
+        finished, st = hx.run_watched(lambda: solver.Solve(m, _Count()), solver.StopSearch,
+                                      hx.Watch(), time_limit=time_limit, solver="cp-sat")
+    return len(seen), finished and st in (cp_model.OPTIMAL, cp_model.INFEASIBLE)

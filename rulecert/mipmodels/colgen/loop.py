@@ -62,8 +62,15 @@ is an integer (unit or integer weights, integer penalties) the bound is rounded 
 The paper states ``ceil(z_RMLP + (C/2) z_CG)``; ``floor(C/2)`` is valid too because the
 inequality is applied to integer solutions.  Bounds are kept over the iterations (the best
 one is reported); ``history`` has one entry per iteration (``rmlp``, ``pricing_bound``,
-``lower_bound``; ``objective`` is None until the restricted IP gives a rule set) and a final
-entry for the restricted IP.
+``lower_bound``; ``objective`` is the best rule set known: the empty one until the restricted
+IP), periodic samples of the restricted IP's incumbent (``history_every``) and a final entry.
+
+Stopping (DESIGN rule 8).  Ctrl-C, the ``callback`` returning True and the memory cap
+(``memory_limit_mb``) are checked before each iteration and after pricing; the master LP, the
+CP-SAT pricer and the restricted IP are stopped inside their solver (``highs.run_watched``),
+the combinatorial pricers between chunks.  The loop then ends with ``INTERRUPTED`` /
+``MEMORY_LIMIT``: the restricted IP is only warm-started (greedy rounding and a short local
+search, no HiGHS solve), gap closing is skipped, and the bound is the best proven so far.
 
 Gap closing.  The same inequality shows that a clause ``k`` can appear in a solution of
 objective ``<= UB - granularity`` only if ``rc_k <= UB - granularity - L -
@@ -85,7 +92,9 @@ import time
 import numpy as np
 
 from ...certificate import Certificate, Solution, Termination, certify
-from ...limits import Deadline, check_count_limit, check_positive, check_time_limit
+from ...limits import (DEFAULT_SEED, Deadline, check_count_limit, check_positive,
+                       check_time_limit, resolve_memory_limit_mb)
+from ...monitor import Monitor, catch_interrupt, interrupt_requested
 from ...models.ruleset import RuleSet, check_complexity_bound, ruleset_objective
 from .. import cpsat as cx
 from .. import highs as hx
@@ -169,8 +178,15 @@ class ColGenOptions:
     the ``column_pool`` of an earlier :class:`ColgenSolution` on the same data (any complexity bound:
     a clause is a valid column whatever C is).  Clauses longer than D are skipped."""
     workers: int = 1
-    seed: int = 0
+    seed: int = DEFAULT_SEED
     tol: float = 1e-7
+    memory_limit_mb: float | str | None = "auto"
+    """Resident-memory cap of the solve (:func:`rulecert.limits.resolve_memory_limit_mb`:
+    "auto" is the default cap, None none).  Column generation stops at it with
+    ``MEMORY_LIMIT`` (the rule set of the columns held, the bound proven so far)."""
+    history_every: float = 1.0
+    """Seconds between the history's periodic samples during the restricted IP (column
+    generation samples every iteration)."""
 
 
 def _validate(problem, o: ColGenOptions) -> None:
@@ -200,6 +216,10 @@ def _validate(problem, o: ColGenOptions) -> None:
     for name in ("time_limit", "pricing_time_limit"):
         check_time_limit(getattr(o, name), name, allow_zero=False)  # a phase needs time
     check_positive(o.pricing_deterministic_time, "pricing_deterministic_time")
+    resolve_memory_limit_mb(o.memory_limit_mb)
+    if (isinstance(o.history_every, bool) or not isinstance(o.history_every, (int, float))
+            or not o.history_every >= 0):
+        raise ValueError(f"history_every must be a number of seconds >= 0, got {o.history_every!r}")
     for name in ("max_iter", "max_columns", "ip_node_limit"):
         setattr(o, name, check_count_limit(getattr(o, name), name, minimum=0))
     K = o.close_gap_max_columns
@@ -323,7 +343,8 @@ class _Run:
         "pricing_cpsat": 0.0, "local_search": 0.0, "ip": 0.0, "close_gap": 0.0})
     calls: dict = dataclasses.field(default_factory=lambda: {
         "heuristic": 0, "beam": 0, "bnb": 0, "cp-sat": 0})
-    history: list = dataclasses.field(default_factory=list)
+    monitor: Monitor | None = None
+    """Ctrl-C, the user's callback, the memory cap and the history (``monitor.history``)."""
     pricing_log: list = dataclasses.field(default_factory=list)
     best_bound: float = 0.0                  # Hamming loss and penalties are >= 0
     bound_kind: str = "trivial"
@@ -340,6 +361,22 @@ class _Run:
     @property
     def t0(self) -> float:
         return self.end.start
+
+    @property
+    def history(self) -> list:
+        return self.monitor.history
+
+    def check_stop(self) -> bool:
+        """True on Ctrl-C, the user's callback or the memory cap (the column-generation loop
+        is then halted, unless it had already stopped)."""
+        why = self.monitor.should_stop()
+        if why is not None and why[0] is not Termination.TIME_LIMIT:
+            if self.stop is None:
+                term, msg = why
+                self.halt("memory_limit" if term is Termination.MEMORY_LIMIT else "interrupted",
+                          term, f"{msg} (column generation)")
+            return True
+        return False
 
     def halt(self, stop: str, term: Termination | None, msg: str) -> None:
         self.stop, self.stop_term, self.stop_msg = stop, term, msg
@@ -368,25 +405,40 @@ def _clean(cl) -> tuple[int, ...]:
     return tuple(sorted({int(j) for j in cl}))
 
 
-def solve(problem, options: ColGenOptions | None = None, **kwargs) -> ColgenSolution:
+def solve(problem, options: ColGenOptions | None = None, *, callback=None,
+          **kwargs) -> ColgenSolution:
     """Learn a DNF (or CNF) rule set by column generation; returns a :class:`ColgenSolution`
     (unpacks as ``(RuleSet, Certificate)``).
 
-    Keyword arguments override fields of ``options``.
+    Keyword arguments override fields of ``options`` (``memory_limit_mb``, ``history_every``
+    among them).  ``callback`` is called with the progress info dict of
+    :mod:`rulecert.monitor` at every iteration and history sample; returning True stops the
+    solve (``INTERRUPTED``).  Ctrl-C stops it cleanly too (the solve runs under
+    :func:`rulecert.monitor.catch_interrupt`): the LP, pricing and the restricted IP are
+    interrupted, and the rule set of the columns held is returned with the bound proven so
+    far (the restricted IP is then only warm-started: greedy rounding and local search).
     """
     o = dataclasses.replace(options or ColGenOptions(), **kwargs)
     _validate(problem, o)
-    run = _setup(problem, o)
-    while run.stop is None:
-        _iterate(run)
-    run.cg_time = time.perf_counter() - run.t0
-    ip = solve_restricted_ip(run, _clean)
-    _close_gap(run, ip)
-    return _finalize(run, ip, problem)
+    with catch_interrupt():
+        run = _setup(problem, o, callback)
+        while run.stop is None:
+            try:
+                if not run.check_stop():
+                    _iterate(run)
+            except KeyboardInterrupt:
+                if interrupt_requested():
+                    raise  # the second Ctrl-C: abort
+                run.halt("interrupted", Termination.INTERRUPTED,
+                         "interrupted (KeyboardInterrupt raised by the callback)")
+        run.cg_time = time.perf_counter() - run.t0
+        ip = solve_restricted_ip(run, _clean)
+        _close_gap(run, ip)
+        return _finalize(run, ip, problem)
 
 
 # ---- setup --------------------------------------------------------------------------------
-def _setup(problem, o: ColGenOptions) -> _Run:
+def _setup(problem, o: ColGenOptions, callback=None) -> _Run:
     """The transformed instance, the master and its first columns (the empty clause,
     ``initial_clauses`` and ``initial_solution``)."""
     t0 = time.perf_counter()
@@ -396,7 +448,11 @@ def _setup(problem, o: ColGenOptions) -> _Run:
     st = _State(problem, o)
     run = _Run(o, st, RestrictedMaster(st.a, st.C, threads=1, seed=o.seed),
                np.random.default_rng(o.seed), end, cg_end, float(st.a.sum()),
-               (1.0 - 1e-6) if st.integral else 1e-9)   # an integral objective moves by >= 1
+               (1.0 - 1e-6) if st.integral else 1e-9,   # an integral objective moves by >= 1
+               monitor=Monitor("colgen", deadline=Deadline(None, start=t0),
+                               memory_limit_mb=resolve_memory_limit_mb(o.memory_limit_mb),
+                               callback=callback, history_every=o.history_every))
+    run.master.monitor = run.monitor
     if o.empty_clause:
         run.add_clauses([()])
     if o.initial_clauses or o.initial_solution:
@@ -425,10 +481,10 @@ def _iterate(run: _Run) -> None:
     rnd = price(run.st.X, duals.v, duals.const, duals.lit, run.st.D, run.o, rng=run.rng,
                 iteration=run.it, cg_deadline=run.cg_end,
                 improving=lambda inst, r: _improving(run.st, duals, inst, r, run.o.tol),
-                times=run.times, calls=run.calls, log=run.pricing_log)
+                times=run.times, calls=run.calls, log=run.pricing_log, monitor=run.monitor)
     run.sampled_any |= rnd.sampled
     _update_bound(run, duals, rnd)
-    if _converged(run, rnd):
+    if run.check_stop() or _converged(run, rnd):
         return
     _add_round(run, rnd.clauses)
 
@@ -439,6 +495,8 @@ def _solve_lp(run: _Run) -> Duals | None:
     lp_res, mu, lam = run.master.solve_lp(seconds_left(run.cg_end))
     run.times["lp"] += time.perf_counter() - ta
     if mu is None:
+        if run.check_stop():  # the LP was stopped by Ctrl-C, the callback or the memory cap
+            return None
         run.halt("time_limit" if lp_res.termination is Termination.TIME_LIMIT else "lp_failed",
                  (lp_res.termination if lp_res.termination is not Termination.OPTIMAL
                   else Termination.ERROR), f"restricted master LP: {lp_res.message}")
@@ -477,13 +535,23 @@ def _update_bound(run: _Run, duals: Duals, rnd: PricingRound) -> None:
                           else f"lagrangian ({rnd.bound_kind} pricing bound)")
     if run.best_duals is None or lb_it >= run.best_duals[0]:
         run.best_duals = (lb_it, duals, zlb)
-    run.history.append({"time": time.perf_counter() - run.t0, "iteration": run.it,
+    _record(run, {"time": time.perf_counter() - run.t0, "iteration": run.it,
                         "objective": None, "lower_bound": run.best_bound,
                         "rmlp": run.last_rmlp, "pricing_bound": zlb,
                         "pricing_bound_kind": rnd.bound_kind,
                         "columns": run.master.n_columns, "new_columns": len(rnd.clauses)})
     log.debug("cg iter %d: rmlp=%.6g zlb=%.6g bound=%.6g new=%d", run.it, run.last_rmlp, zlb,
               run.best_bound, len(rnd.clauses))
+
+
+def _record(run: _Run, entry: dict) -> None:
+    """One iteration's history sample (and the progress callback): the objective is the best
+    rule set known (the empty one, ``ub_empty``, until the restricted IP), never None."""
+    entry = dict(entry)
+    entry.pop("time", None)
+    obj, lb = entry.pop("objective"), entry.pop("lower_bound")
+    entry["iterations"] = entry.pop("iteration", run.it)
+    run.monitor.sample(run.ub_empty if obj is None else obj, lb, event="iteration", **entry)
 
 
 def _converged(run: _Run, rnd: PricingRound) -> bool:
@@ -522,11 +590,17 @@ def _add_round(run: _Run, new: list) -> None:
                  f"max_columns={o.max_columns} reached")
 
 
+STOPPED = ("interrupted", "memory_limit")
+"""Stops after which the restricted IP is only warm-started and gap closing is skipped."""
+
+
 # ---- gap closing by reduced-cost enumeration ----------------------------------------------
 def _close_gap(run: _Run, ip: RestrictedIP) -> None:
     """Enumerate every clause that can appear in a better solution, add them and re-solve the
     restricted IP; a complete enumeration makes its bound a bound of the master IP."""
     o, st, master = run.o, run.st, run.master
+    if run.stop in STOPPED or run.check_stop():
+        return
     if not (o.close_gap and run.best_duals is not None
             and ip.objective - run.best_bound > max(st.gran, 1e-9) - 1e-9
             and not run.end.expired()):
@@ -588,7 +662,7 @@ def _finalize(run: _Run, ip: RestrictedIP, problem) -> ColgenSolution:
         cert.message = unproven_msg
     run.history.append({"time": time.perf_counter() - run.t0, "iteration": run.it,
                         "objective": objective, "lower_bound": cert.lower_bound,
-                        "phase": "restricted IP"})
+                        "phase": "restricted IP", "event": "end"})
     return ColgenSolution(rs, cert, list(st.clauses), [tuple(c) for c in clauses])
 
 
@@ -597,6 +671,9 @@ def _termination(run: _Run, ip: RestrictedIP) -> tuple[Termination, str | None]:
     then replaces the loop's stop message (None: keep it)."""
     if run.stop not in ("converged", "lp_bound_attained"):
         return run.stop_term or Termination.ERROR, None
+    why = run.monitor.should_stop()
+    if why is not None and why[0] is not Termination.TIME_LIMIT:
+        return why[0], f"LP optimal; stopped after column generation: {why[1]}"
     if ip.result is not None and ip.result.termination is not Termination.OPTIMAL:
         return ip.result.termination, f"LP optimal; restricted IP stopped: {ip.result.message}"
     if run.end.expired():

@@ -72,6 +72,8 @@ class RestrictedMaster:
         self.complexities: list[int] = []
         self.covers: list[np.ndarray] = []
         self.is_mip = False
+        self.monitor = None
+        """The solve's :class:`rulecert.monitor.Monitor` (Ctrl-C, callback, memory cap)."""
 
     @property
     def n_columns(self) -> int:
@@ -112,7 +114,7 @@ class RestrictedMaster:
         ``lam >= 0`` are clipped at zero (HiGHS may return -1e-17)."""
         if self.is_mip:
             raise RuntimeError("the master has been switched to an IP")
-        res = hx.solve(self.h, is_mip=False, time_limit=time_limit)
+        res = hx.solve(self.h, is_mip=False, time_limit=time_limit, monitor=self.monitor)
         if res.termination.value != "optimal":
             return res, None, None
         duals = hx.lp_row_duals(self.h)
@@ -150,7 +152,7 @@ class RestrictedMaster:
 
     def solve_ip(self, time_limit: float | None, warm_start: np.ndarray | None,
                  mip_abs_gap: float, warm_start_objective: float | None = None,
-                 node_limit: int | None = None):
+                 node_limit: int | None = None, sample_map=None):
         self.to_ip()
         ws = None if warm_start is None else self.full_vector(warm_start)
         # HiGHS 1.12's MIP presolve does not check the time limit (PRESOLVE_SECONDS_PER_NONZERO)
@@ -159,4 +161,5 @@ class RestrictedMaster:
         self.h.setOptionValue("presolve", "off" if short else "choose")
         return hx.solve(self.h, is_mip=True, time_limit=time_limit, node_limit=node_limit,
                         mip_rel_gap=0.0, mip_abs_gap=mip_abs_gap, warm_start=ws,
-                        warm_start_objective=warm_start_objective)
+                        warm_start_objective=warm_start_objective, monitor=self.monitor,
+                        sample_map=sample_map)

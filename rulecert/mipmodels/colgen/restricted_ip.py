@@ -21,6 +21,8 @@ from .master import RestrictedMaster
 
 LOCAL_SEARCH_SHARE = 0.2
 """Share of the time left that the local search for the restricted IP's start may use."""
+STOPPED_LOCAL_SEARCH_SECONDS = 0.2
+"""The local search's time after Ctrl-C or the memory cap stopped column generation."""
 
 
 def seconds_left(deadline: Deadline) -> float:
@@ -51,11 +53,15 @@ def solve_restricted_ip(run, clean) -> RestrictedIP:
     """The restricted IP of ``run`` (the loop's state) from its best start; ``clean``
     normalizes a clause of ``initial_solution``."""
     master, st, o, end = run.master, run.st, run.o, run.end
-    w_lp = _lp_values(run)
+    stopped = run.stop in ("interrupted", "memory_limit")
+    w_lp = None if stopped else _lp_values(run)
     ta = time.perf_counter()
+    ls_end = None if end.end is None else ta + LOCAL_SEARCH_SHARE * seconds_left(end)
+    if stopped:  # Ctrl-C / memory cap: a quick start only, no HiGHS IP
+        ls_end = ta + STOPPED_LOCAL_SEARCH_SECONDS if ls_end is None else \
+            min(ls_end, ta + STOPPED_LOCAL_SEARCH_SECONDS)
     selected, ws_obj, ls_info = _greedy_selection(
-        master, st, w_lp, seed=o.seed, improve=o.local_search,
-        deadline=None if end.end is None else ta + LOCAL_SEARCH_SHARE * seconds_left(end))
+        master, st, w_lp, seed=o.seed, improve=o.local_search, deadline=ls_end)
     run.times["local_search"] += time.perf_counter() - ta
     ip = RestrictedIP(selected, math.nan, ws_obj,
                       "greedy + local search" if o.local_search else "greedy",
@@ -74,7 +80,7 @@ def solve_restricted_ip(run, clean) -> RestrictedIP:
             ip.selected, ip.start_objective, ip.start = sel_s, obj_s, "LP support IP"
     if o.initial_solution:
         _try_initial_solution(run, ip, clean)
-    if master.n_columns:
+    if master.n_columns and not stopped:
         resolve(run, ip, ip.start_objective)
         ip.bound = ip.result.bound
     ip.objective = master.selection_objective(ip.selected)
@@ -115,7 +121,10 @@ def resolve(run, ip: RestrictedIP, incumbent_obj: float) -> None:
     master = run.master
     ta = time.perf_counter()
     res = master.solve_ip(seconds_left(run.end), ip.selected, mip_abs_gap=run.ip_gap,
-                          warm_start_objective=incumbent_obj, node_limit=run.o.ip_node_limit)
+                          warm_start_objective=incumbent_obj, node_limit=run.o.ip_node_limit,
+                          sample_map=lambda obj, bound: (
+                              incumbent_obj if obj is None else min(obj, incumbent_obj),
+                              run.best_bound))
     run.times["ip"] += time.perf_counter() - ta
     if res.x is not None:
         cand = master.clause_values(res.x) > 0.5
@@ -134,6 +143,7 @@ def _support_ip(master: RestrictedMaster, w_lp, selected, objective, seed, mip_a
     if cols.size == 0 or cols.size == master.n_columns:
         return None, {}
     sub = RestrictedMaster(master.fn_cost, master.C, seed=seed)
+    sub.monitor = master.monitor
     sub.add_columns([master.covers[k] for k in cols], np.asarray(master.costs)[cols],
                     np.asarray(master.complexities)[cols])
     res = sub.solve_ip(math.inf if time_limit is None else time_limit, selected[cols],

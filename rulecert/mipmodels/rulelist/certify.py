@@ -44,7 +44,8 @@ def certify_run(problem, c, model: RuleListMIP, res, stats, history, t0, seed, w
                                          objective, ep_bound, abs_tol, msgs)
     _exactness(problem, c, model, rule_list, objective, inc_obj, L_ref, L_jmlr, K, stats, msgs)
     if objective is not None:
-        history.append({"time": time.perf_counter() - t0, "objective": objective, "lower_bound": lb})
+        history.append({"time": time.perf_counter() - t0, "objective": objective, "lower_bound": lb,
+                        "event": "end"})
     cert = Certificate(term, status, objective, lb, res.solver, res.solver_version,
                        abs_tol=abs_tol, rel_tol=0.0, nodes=res.nodes, iterations=res.iterations,
                        wall_time=time.perf_counter() - t0, seed=seed,

@@ -9,6 +9,8 @@ import time
 import numpy as np
 
 from ...certificate import Certificate, Solution, SolutionStatus, Termination
+from ...limits import DEFAULT_SEED, Deadline, resolve_memory_limit_mb
+from ...monitor import Monitor, catch_interrupt
 from ...models.rulelist import RuleList, rule_list_from_prefix, rule_list_objective
 from .. import cpsat as _cpsat
 from .. import highs as _highs
@@ -82,9 +84,10 @@ def _check_inputs(problem, c, max_rules, backend, time_limit, node_limit, determ
 
 def fit_rule_list_mip(problem, c: float, *, max_rules: int, backend: str = "highs",
                       time_limit: float | None = None, node_limit: int | None = None,
-                      warm_start=None, cuts=True, seed: int = 0, threads: int | None = None,
-                      deterministic_time: float | None = None,
-                      length_bound: bool = True) -> "RuleListMIPSolution":
+                      warm_start=None, cuts=True, seed: int = DEFAULT_SEED,
+                      threads: int | None = None, deterministic_time: float | None = None,
+                      length_bound: bool = True, callback=None, memory_limit_mb="auto",
+                      history_every: float = 1.0) -> "RuleListMIPSolution":
     """Solve the rule-list MIP and certify the result.
 
     Parameters
@@ -101,10 +104,21 @@ def fit_rule_list_mip(problem, c: float, *, max_rules: int, backend: str = "high
     deterministic_time : CP-SAT's deterministic time limit (cpsat only).
     warm_start : None, "greedy", a prefix (antecedent indices) or a RuleList.
     cuts : True (the backend's ``DEFAULT_CUTS``), False, or a subset of ``CUT_FAMILIES``.
-    seed : solver random seed.  threads : HiGHS threads / CP-SAT workers (default 2).
+    seed : solver random seed (default :data:`rulecert.limits.DEFAULT_SEED`).
+    threads : HiGHS threads / CP-SAT workers (default 2).
     length_bound : build only ``min(max_rules, L)`` positions, ``L`` the prefix-length bound
         from the best incumbent known before solving (exact; False keeps ``max_rules``
         positions, for measuring the formulation itself).
+    callback : called with the progress info dict of :mod:`rulecert.monitor` at every
+        history sample; returning True stops the run (``INTERRUPTED``).
+    memory_limit_mb : "auto" (the default cap, :func:`rulecert.limits.resolve_memory_limit_mb`),
+        a number of MB, or None.  A model whose estimated size would pass the cap is not built
+        (``MEMORY_LIMIT`` with the incumbent known before solving); a solve that reaches it
+        is stopped (``MEMORY_LIMIT`` with the solver's incumbent and bound).
+    history_every : seconds between the history's periodic samples.
+
+    Ctrl-C stops the solve cleanly (``INTERRUPTED``, incumbent and bound kept; the fit runs
+    under :func:`rulecert.monitor.catch_interrupt`).
 
     Returns a :class:`RuleListMIPSolution` (unpacks as ``(rule_list, certificate)``);
     ``rule_list`` is None only when no solution is held (solver error, or a limit hit before
@@ -112,26 +126,32 @@ def fit_rule_list_mip(problem, c: float, *, max_rules: int, backend: str = "high
     """
     t0 = time.perf_counter()
     c = _check_inputs(problem, c, max_rules, backend, time_limit, node_limit, deterministic_time)
-    plan = _plan(problem, c, max_rules, backend, warm_start, cuts, length_bound, t0)
-    remaining = None if time_limit is None else float(time_limit) - (time.perf_counter() - t0)
-    stats = _stats(problem, backend, plan)
-    history: list[dict] = []
-    try:
-        res, scale_info = _SOLVERS[backend](plan, backend, remaining, node_limit, seed, threads,
-                                            deterministic_time, history, t0, stats)
-    except Exception as exc:  # a missing or failing solver: report, never fall back
-        log.warning("rule-list MIP backend %s failed: %s", backend, exc)
-        cert = Certificate(Termination.ERROR, SolutionStatus.NONE, None, -math.inf, backend,
-                           message=f"{backend} failed: {type(exc).__name__}: {exc}",
-                           wall_time=time.perf_counter() - t0, seed=seed,
-                           warm_start_objective=plan.warm_obj, stats=stats)
-        return RuleListMIPSolution(None, cert, False, plan.L_ref)
-    stats.update(scale_info)
-    rule_list, cert = certify_run(problem, plan.c, plan.model, res, stats, history, t0, seed,
-                                  plan.warm_obj, plan.warm_prefix, plan.inc_obj, plan.L_ref,
-                                  plan.L_jmlr, plan.K, backend)
-    return RuleListMIPSolution(rule_list, cert, bool(stats["exact_for_unrestricted"]),
-                               int(stats["prefix_length_bound"]))
+    mem = resolve_memory_limit_mb(memory_limit_mb)
+    monitor = Monitor(f"rule-list MIP ({backend})", deadline=Deadline(None, start=t0),
+                      memory_limit_mb=mem, callback=callback, history_every=history_every)
+    with catch_interrupt():
+        plan = _plan(problem, c, max_rules, backend, warm_start, cuts, length_bound, t0, monitor)
+        if isinstance(plan, RuleListMIPSolution):
+            return plan
+        remaining = None if time_limit is None else float(time_limit) - (time.perf_counter() - t0)
+        stats = _stats(problem, backend, plan)
+        history = monitor.history
+        try:
+            res, scale_info = _SOLVERS[backend](plan, backend, remaining, node_limit, seed,
+                                                threads, deterministic_time, monitor, t0, stats)
+        except Exception as exc:  # a missing or failing solver: report, never fall back
+            log.warning("rule-list MIP backend %s failed: %s", backend, exc)
+            cert = Certificate(Termination.ERROR, SolutionStatus.NONE, None, -math.inf, backend,
+                               message=f"{backend} failed: {type(exc).__name__}: {exc}",
+                               wall_time=time.perf_counter() - t0, seed=seed,
+                               warm_start_objective=plan.warm_obj, stats=stats)
+            return RuleListMIPSolution(None, cert, False, plan.L_ref)
+        stats.update(scale_info)
+        rule_list, cert = certify_run(problem, plan.c, plan.model, res, stats, history, t0, seed,
+                                      plan.warm_obj, plan.warm_prefix, plan.inc_obj, plan.L_ref,
+                                      plan.L_jmlr, plan.K, backend)
+        return RuleListMIPSolution(rule_list, cert, bool(stats["exact_for_unrestricted"]),
+                                   int(stats["prefix_length_bound"]))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -165,15 +185,53 @@ def _stats(problem, backend, plan) -> dict:
 
 
 def _run_highs_like(plan, backend, remaining, node_limit, seed, threads, deterministic_time,
-                    history, t0, stats):
+                    monitor, t0, stats):
     return _solve_highs_like(plan.model, backend, remaining, node_limit, seed, threads,
-                             plan.warm_vec, plan.warm_obj, stats)
+                             plan.warm_vec, plan.warm_obj, stats, monitor,
+                             _sample_map(plan, float(plan.G.N), 0.0))
 
 
 def _run_cpsat(plan, backend, remaining, node_limit, seed, threads, deterministic_time,
-               history, t0, stats):
-    return _solve_cpsat(plan.model, remaining, seed, threads, deterministic_time,
-                        plan.warm_vec, plan.warm_obj, history, t0)
+               monitor, t0, stats):
+    return _solve_cpsat(plan, remaining, seed, threads, deterministic_time, monitor)
+
+
+def _sample_map(plan, scale: float, correction: float):
+    """Raw solver objective / bound -> the history's (objective, lower bound): the solver's
+    incumbent or the one known before solving, whichever is better; the solver's bound less
+    the scaling correction, or the equivalent-points bound, whichever is larger."""
+    inc = plan.inc_obj.objective
+    ep = float(plan.G.ep) / float(plan.G.N)
+
+    def sample(obj, bound):
+        o = inc if obj is None or not math.isfinite(obj) else min(inc, obj / scale)
+        b = ep if bound is None or not math.isfinite(bound) else max(ep, bound / scale - correction)
+        return o, min(b, o)
+    return sample
+
+BYTES_PER_NONZERO = {"highs": 400, "pulp": 4000, "cpsat": 1500}
+"""Memory a model takes per non-zero while it is built and solved (the Python arrays, the
+solver's copies of the matrix, presolve and the LP relaxation; PuLP's objects are far larger),
+a generous estimate for the memory-cap check before building."""
+
+
+def _memory_limited(problem, c, G, inc_list, inc_obj, need, monitor, t0, M, K, K_eff, ws_obj):
+    """The certificate of a fit whose model would not fit under the memory cap: the best
+    list known before solving (the default-only list or the warm start) and the
+    equivalent-points bound."""
+    rule_list = inc_list
+    objective = inc_obj.objective
+    lb = min(float(G.ep) / float(G.N), objective)
+    mb = need / 2**20
+    msg = (f"memory limit: the model (about {mb:,.0f} MB for {M} antecedents and {K_eff} "
+           f"positions) would pass memory_limit_mb={monitor.memory_limit_mb:g}; not built")
+    cert = Certificate(Termination.MEMORY_LIMIT, SolutionStatus.FEASIBLE, objective, lb,
+                       "rule-list MIP", wall_time=time.perf_counter() - t0,
+                       warm_start_objective=ws_obj, message=msg, history=monitor.history,
+                       stats={"max_rules": K, "effective_max_rules": K_eff,
+                              "estimated_model_mb": round(mb, 1)})
+    return RuleListMIPSolution(rule_list, cert, False, K_eff)
+
 
 @dataclasses.dataclass
 class _Plan:
@@ -198,10 +256,11 @@ class _Plan:
     L_jmlr: int
 
 
-def _plan(problem, c, max_rules, backend, warm_start, cuts, length_bound, t0) -> _Plan:
+def _plan(problem, c, max_rules, backend, warm_start, cuts, length_bound, t0, monitor):
     """Cuts, groups, the incumbents known before solving (the default-only list, the warm
     start), the prefix-length bound on the positions built, the size check, the model and the
-    warm start encoded in it."""
+    warm start encoded in it.  A model that would pass the memory cap is not built: the
+    result is then the ``MEMORY_LIMIT`` solution of :func:`_memory_limited`."""
     cut_set = _parse_cuts(cuts, backend)
     G = group_data(problem)
     if backend == "cpsat" and not G.integral:
@@ -215,13 +274,14 @@ def _plan(problem, c, max_rules, backend, warm_start, cuts, length_bound, t0) ->
     # incumbents known before solving: the default-only list (Corollary 5) and the warm start
     default_only = rule_list_from_prefix(problem, [])
     inc_obj = rule_list_objective(default_only, problem, c)
+    inc_list = default_only
     ws_original_obj = None
     if ws_prefix is not None:
         given = ws_list if ws_list is not None else rule_list_from_prefix(problem, ws_prefix)
         s = rule_list_objective(given, problem, c)
         ws_original_obj = s.objective
         if s.objective < inc_obj.objective:
-            inc_obj = s
+            inc_obj, inc_list = s, given
     L_ref, L_jmlr = prefix_length_bound(G, c, inc_obj.mistakes, inc_obj.n_rules, M)
     K_eff = min(K, L_ref, M) if length_bound else min(K, M)
 
@@ -232,6 +292,10 @@ def _plan(problem, c, max_rules, backend, warm_start, cuts, length_bound, t0) ->
             f"antecedents, {K_eff} positions), above the {backend} backend's limit of "
             f"{MAX_NONZEROS[backend]:,}; use fewer antecedents, a smaller max_rules"
             + (" or backend='highs'" if backend != "highs" else ""))
+    need = nnz * BYTES_PER_NONZERO[backend]
+    if monitor.would_exceed_memory(need):
+        return _memory_limited(problem, c, G, inc_list, inc_obj, need, monitor, t0, M, K, K_eff,
+                               ws_original_obj)
 
     model = RuleListMIP(problem, c, K_eff, cuts=cut_set, groups=G)
     build_time = time.perf_counter() - t0
@@ -250,7 +314,7 @@ def _plan(problem, c, max_rules, backend, warm_start, cuts, length_bound, t0) ->
 
 
 def _solve_highs_like(model: RuleListMIP, backend, remaining, node_limit, seed, threads,
-                      warm_vec, warm_obj, stats):
+                      warm_vec, warm_obj, stats, monitor=None, sample_map=None):
     step = model.lattice_step()
     abs_gap = (step - 2 * model.bound_slack()) if step is not None else None
     if abs_gap is not None and abs_gap <= 1e-6:
@@ -266,7 +330,7 @@ def _solve_highs_like(model: RuleListMIP, backend, remaining, node_limit, seed, 
         model.to_highs(h)
         res = _highs.solve(h, is_mip=True, time_limit=remaining, node_limit=node_limit,
                            mip_rel_gap=0.0, mip_abs_gap=abs_gap, warm_start=warm_vec,
-                           warm_start_objective=warm_obj)
+                           warm_start_objective=warm_obj, monitor=monitor, sample_map=sample_map)
         x = res.x
     else:
         import pulp
@@ -286,7 +350,7 @@ def _solve_highs_like(model: RuleListMIP, backend, remaining, node_limit, seed, 
             ws[col[col >= 0]] = warm_vec[col >= 0]
         res = _highs.solve(h, is_mip=True, time_limit=remaining, node_limit=node_limit,
                            mip_rel_gap=0.0, mip_abs_gap=abs_gap, warm_start=ws,
-                           warm_start_objective=warm_obj)
+                           warm_start_objective=warm_obj, monitor=monitor, sample_map=sample_map)
         # PuLP's own reading, recorded only (it calls a time-limit stop "Optimal")
         try:
             st, _ = solver.findSolutionValues(prob)
@@ -304,26 +368,14 @@ def _solve_highs_like(model: RuleListMIP, backend, remaining, node_limit, seed, 
     return res, {"objective_scale": scale, "solver_finished": bool(finished), "bound_correction": 0.0}
 
 
-def _cp_history_callback(scale: float, history: list, t0: float):
-    """A CP-SAT solution callback appending (time, objective, bound) to ``history``."""
-    from ortools.sat.python import cp_model
-
-    class _History(cp_model.CpSolverSolutionCallback):
-        def on_solution_callback(self):
-            history.append({"time": time.perf_counter() - t0,
-                            "objective": self.objective_value / scale,
-                            "lower_bound": self.best_objective_bound / scale})
-    return _History()
-
-
-def _solve_cpsat(model: RuleListMIP, remaining, seed, threads, deterministic_time, warm_vec,
-                 warm_obj, history, t0):
+def _solve_cpsat(plan, remaining, seed, threads, deterministic_time, monitor):
+    model, warm_vec, warm_obj = plan.model, plan.warm_vec, plan.warm_obj
     m, vs, scale = model.to_cpsat()
     ca, corr = model.cpsat_scaling()
-    cb = _cp_history_callback(float(scale), history, t0)
     res = _cpsat.solve(m, vs, time_limit=remaining, workers=threads if threads else 2, seed=seed,
                        deterministic_time=deterministic_time, hint=warm_vec,
-                       warm_start_objective=warm_obj, callback=cb, objective_scale=1.0)
+                       warm_start_objective=warm_obj, objective_scale=1.0, monitor=monitor,
+                       sample_map=_sample_map(plan, float(scale), float(corr) * model.K))
     # rescale to mistakes (x N) so that all backends report on the same scale
     q = ca.denominator
     N = float(model.G.N)

@@ -16,6 +16,7 @@ from typing import Callable
 
 import numpy as np
 
+from ....monitor import interrupt_requested
 from .beam import beam_pricing
 from .bnb import bnb_pricing
 from .cpsat import cpsat_pricing
@@ -49,6 +50,9 @@ class _Call:
     """End of the column-generation phase (a ``time.perf_counter()`` value)."""
     hint: tuple | None
     iteration: int
+    monitor: object = None
+    """The solve's :class:`~rulecert.monitor.Monitor` (the CP-SAT pricer stops on its callback
+    and memory cap too, not only on Ctrl-C)."""
 
     @property
     def deadline(self) -> float | None:
@@ -106,7 +110,7 @@ def _cpsat(c: _Call):
     r = cpsat_pricing(inst, time_limit=c.time_limit,
                       deterministic_time=o.pricing_deterministic_time, workers=o.workers,
                       seed=o.seed + c.iteration, hint=hint, threshold=-o.tol,
-                      max_return=o.columns_per_iter)
+                      max_return=o.columns_per_iter, monitor=c.monitor)
     return r, inst, hint
 
 
@@ -136,7 +140,7 @@ class PricingRound:
 def price(X: np.ndarray, v: np.ndarray, const: float, lit: float, D: int, o, *,
           rng: np.random.Generator, iteration: int, cg_deadline,
           improving: Callable[[PricingInstance, PricingResult], list],
-          times: dict, calls: dict, log: list) -> PricingRound:
+          times: dict, calls: dict, log: list, monitor=None) -> PricingRound:
     """Run the chain of ``o.pricing`` on the instance ``(X, v, const, lit, D)``.
 
     ``cg_deadline`` is the column-generation phase's :class:`~rulecert.limits.Deadline`;
@@ -157,14 +161,15 @@ def price(X: np.ndarray, v: np.ndarray, const: float, lit: float, D: int, o, *,
     hint = None
     last = None
     for inst, method in plan:
-        if cg_deadline.expired():
+        if cg_deadline.expired() or interrupt_requested():
             break
         tp = time.perf_counter()
         ptl = o.pricing_time_limit
         rem = cg_deadline.remaining(-math.inf)
         if rem is not None:
             ptl = rem if ptl is None else min(ptl, rem)
-        r, inst, hint = PRICERS[method](_Call(o, inst, tp, ptl, cg_deadline.end, hint, iteration))
+        r, inst, hint = PRICERS[method](_Call(o, inst, tp, ptl, cg_deadline.end, hint, iteration,
+                                              monitor))
         times[TIME_KEYS[method]] += time.perf_counter() - tp
         calls[r.method] = calls.get(r.method, 0) + 1
         last = r

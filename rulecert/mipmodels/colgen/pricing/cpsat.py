@@ -19,26 +19,11 @@ from ... import cpsat as cx
 from ....certificate import Termination
 from .instance import PricingInstance, PricingResult
 
-try:
-    from ortools.sat.python import cp_model
-except Exception:  # pragma: no cover
-    cp_model = None
-
-
-class _Collector(cp_model.CpSolverSolutionCallback if cp_model is not None else object):
-    def __init__(self, z):
-        super().__init__()
-        self._z = z
-        self.solutions: list[tuple[int, ...]] = []
-
-    def on_solution_callback(self):
-        self.solutions.append(tuple(j for j, var in enumerate(self._z) if self.Value(var)))
-
-
 def cpsat_pricing(inst: PricingInstance, *, time_limit: float | None = None,
                   deterministic_time: float | None = None, workers: int = 1, seed: int = 0,
                   hint: tuple[int, ...] | None = None, threshold: float = 0.0,
-                  max_return: int | None = 50, scale_target: float = 1e6) -> PricingResult:
+                  max_return: int | None = 50, scale_target: float = 1e6,
+                  monitor=None) -> PricingResult:
     """The pricing IP (6)-(10), aggregated over groups, in CP-SAT.
 
     ``z_j`` selects feature ``j``; ``delta_g`` says the clause covers group ``g`` (only
@@ -83,11 +68,13 @@ def cpsat_pricing(inst: PricingInstance, *, time_limit: float | None = None,
         zh[list(hint)] = 1
         cov = inst.coverage(hint)
         hint_vec = np.concatenate([zh, cov[active].astype(int)])
-    cb = _Collector(z)
+    found: list[tuple[int, ...]] = []
     res = cx.solve(model, variables, time_limit=time_limit, workers=workers, seed=seed,
-                   deterministic_time=deterministic_time, hint=hint_vec, callback=cb,
-                   objective_scale=s)
-    sols = set(cb.solutions)
+                   deterministic_time=deterministic_time, hint=hint_vec,
+                   on_solution=lambda cb: found.append(
+                       tuple(j for j, var in enumerate(z) if cb.Value(var))),
+                   objective_scale=s, monitor=monitor)
+    sols = set(found)
     if res.x is not None:
         sols.add(tuple(j for j in range(d) if res.x[j]))
     scored = []

@@ -11,6 +11,7 @@ import time
 import numpy as np
 
 from ....certificate import Termination
+from ....monitor import interrupt_requested
 from .instance import PricingInstance, PricingResult
 
 
@@ -77,7 +78,7 @@ def heuristic_pricing(inst: PricingInstance, *, threshold: float = 0.0, max_leng
         rc_fixed, lb_fixed = inst.fixed(level + 1), inst.fixed(level + 2)
         deeper = level + 1 < D
         for s in range(0, nodes.shape[0], batch):
-            if deadline is not None and time.perf_counter() > deadline:
+            if deadline is not None and time.perf_counter() > deadline or interrupt_requested():
                 stop, timed_out = s, generated < max_generated
                 break
             L = nodes[s:s + batch]
