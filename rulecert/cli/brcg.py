@@ -12,7 +12,7 @@ from pathlib import Path
 
 
 def add_parser(sub) -> None:
-    from ._memory import add_memory_argument
+    from ._run import add_memory_argument
     p = sub.add_parser("brcg", help="Boolean rule set (DNF/CNF) by column generation, certified")
     p.add_argument("--data", required=True,
                    help="a CSV file (raw columns are binarized: decile thresholds and negations) "

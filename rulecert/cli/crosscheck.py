@@ -12,7 +12,7 @@ import json
 
 def add_parser(sub) -> None:
     from ._data import add_data_arguments
-    from ._memory import add_memory_argument
+    from ._run import add_memory_argument
     p = sub.add_parser("crosscheck",
                        help="cross-check CORELS against the rule-list MIP (same optimum?)")
     add_data_arguments(p)
