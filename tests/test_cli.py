@@ -1,4 +1,5 @@
 """The rulecert command: text and JSON output, errors before work."""
+import pytest
 import json
 
 import numpy as np
@@ -42,3 +43,17 @@ def test_corels_errors(tmp_path, capsys):
     df.to_csv(tmp_path / "ok.csv", index=False)
     assert main(["corels", "--data", str(tmp_path / "ok.csv"), "--c", "1.5"]) == 2
     assert "c must be in [0, 1)" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("command", [None, "corels", "crosscheck", "frl", "brcg", "rashomon",
+                                     "predict", "run", "report"])
+def test_help_of_every_subcommand_prints(command, capsys):
+    from rulecert.cli import SUBCOMMANDS, main
+    assert command is None or command in SUBCOMMANDS
+    with pytest.raises(SystemExit) as exc:
+        main(([command] if command else []) + ["--help"])
+    assert exc.value.code == 0
+    out = capsys.readouterr().out
+    assert out.startswith("usage: rulecert")
+    if command not in (None, "predict", "run", "report"):
+        assert "--memory-limit-mb" in out and "50% of the machine" in out

@@ -56,7 +56,7 @@ def add_memory_argument(p) -> None:
     p.add_argument("--memory-limit-mb", type=memory_limit, default=DEFAULT_MEMORY_LIMIT_MB,
                    metavar="MB|auto|none",
                    help=f"stop cleanly (memory_limit) above this resident memory; default auto = "
-                        f"{DEFAULT_MEMORY_FRACTION:.0%} of the machine's memory, none or 0: no cap")
+                        f"{round(100 * DEFAULT_MEMORY_FRACTION)}%% of the machine's memory, none or 0: no cap")
 
 
 def shared_defaults() -> dict:
