@@ -177,7 +177,8 @@ def test_brcg_estimator_interrupted(shared_data):
     est = BooleanRuleCGClassifier(complexity_bound=25,
                                   binarizer=FeatureBinarizer(n_thresholds=9, negations=True))
     dt, rec = _fit_interrupted(est, X, y, after=3.0)
-    assert est.certificate_.termination is Termination.INTERRUPTED and dt < 3.0 + 2.0
+    tail = [(round(h["time"], 2), h.get("event"), h.get("phase")) for h in est.certificate_.history[-8:]]
+    assert est.certificate_.termination is Termination.INTERRUPTED and dt < 3.0 + 2.0, (dt, tail)
     assert est.certificate_.lower_bound <= est.certificate_.objective
     assert any(issubclass(w.category, FitInterruptedWarning) for w in rec)
 

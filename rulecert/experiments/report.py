@@ -23,7 +23,7 @@ def _strip_times(obj):
     if isinstance(obj, dict):
         return {k: _strip_times(v) for k, v in obj.items()
                 if not (k == "time" or k.endswith("_time") or k.startswith("time_")
-                        or k == "phase_time")}
+                        or k == "phase_time" or k == "history" or k.endswith("_mb"))}
     if isinstance(obj, list):
         return [_strip_times(v) for v in obj]
     return obj
@@ -31,7 +31,8 @@ def _strip_times(obj):
 
 def comparable(df: pd.DataFrame) -> pd.DataFrame:
     """The records without anything that depends on time or engine (also inside the
-    certificate and detail JSON), rows ordered by cell key: equal for equal results."""
+    certificate and detail JSON: times, memory readings, and the history, whose periodic
+    samples fall where the clock says), rows ordered by cell key: equal for equal results."""
     out = df.drop(columns=[c for c in VOLATILE if c in df.columns])
     for col in ("certificate", "detail"):
         if col in out.columns:
