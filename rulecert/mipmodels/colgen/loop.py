@@ -89,7 +89,8 @@ from ...limits import Deadline, check_count_limit, check_positive, check_time_li
 from ...models.ruleset import RuleSet, check_complexity_bound, ruleset_objective
 from .. import cpsat as cx
 from .. import highs as hx
-from .bounds import Duals, gap_closing_threshold, lagrangian_bound, read_duals
+from .bounds import (DualSearch, Duals, complexity_dual_search, gap_closing_threshold,
+                     read_duals)
 from .master import RestrictedMaster
 from .pricing import PRICING_MODES, PricingRound, price, price_by_branch_and_bound
 from .restricted_ip import RestrictedIP, resolve, seconds_left, solve_restricted_ip
@@ -168,6 +169,15 @@ class ColGenOptions:
     """Clauses (sets of feature indices, in the learned DNF's features) to start from, e.g.
     the ``column_pool`` of an earlier :class:`ColgenSolution` on the same data (any complexity bound:
     a clause is a valid column whatever C is).  Clauses longer than D are skipped."""
+    smoothing: float = 0.0
+    """Wentges dual smoothing ``alpha`` in [0, 1) (0: price at the LP's duals)."""
+    bound_search_steps: int = 3
+    """Pricing calls per iteration that search the complexity dual maximising the Lagrangian
+    bound (``bounds.py``: the bound normalised by clause complexity); 0: the paper's bound at
+    the LP's dual only."""
+    bound_node_limit: int | None = 200_000
+    """Node limit of each of those branch-and-bound calls (deterministic; a call stopped by
+    it still proves a bound)."""
     workers: int = 1
     seed: int = 0
     tol: float = 1e-7
@@ -200,16 +210,21 @@ def _validate(problem, o: ColGenOptions) -> None:
     for name in ("time_limit", "pricing_time_limit"):
         check_time_limit(getattr(o, name), name, allow_zero=False)  # a phase needs time
     check_positive(o.pricing_deterministic_time, "pricing_deterministic_time")
-    for name in ("max_iter", "max_columns", "ip_node_limit"):
+    for name in ("max_iter", "max_columns", "ip_node_limit", "bound_node_limit"):
         setattr(o, name, check_count_limit(getattr(o, name), name, minimum=0))
     K = o.close_gap_max_columns
     if isinstance(K, bool) or not isinstance(K, (int, np.integer)) or K < 1:
         raise ValueError(f"close_gap_max_columns must be a positive integer, got {K!r}")
+    if isinstance(o.bound_search_steps, bool) or not isinstance(o.bound_search_steps, (int, np.integer)) \
+            or o.bound_search_steps < 0:
+        raise ValueError(f"bound_search_steps must be an integer >= 0, got {o.bound_search_steps!r}")
     if o.columns_per_iter < 1 or o.heuristic_max_length < 1 or o.heuristic_max_generated < 0:
         raise ValueError("columns_per_iter and heuristic_max_length must be >= 1")
     if (isinstance(o.beam_width, bool) or not isinstance(o.beam_width, (int, np.integer))
             or o.beam_width < 1):
         raise ValueError(f"beam_width must be an integer >= 1, got {o.beam_width!r}")
+    if not 0 <= o.smoothing < 1:
+        raise ValueError(f"smoothing must be in [0, 1), got {o.smoothing!r}")
     if not 0 <= o.ip_time_fraction < 1:
         raise ValueError(f"ip_time_fraction must be in [0, 1), got {o.ip_time_fraction!r}")
     if problem.n_antecedents == 0:
@@ -333,6 +348,7 @@ class _Run:
     stop_term: Termination | None = None
     stop_msg: str = ""
     sampled_any: bool = False
+    mispricings: int = 0
     it: int = 0
     cg_time: float = 0.0
     gap_info: dict = dataclasses.field(default_factory=dict)
@@ -419,18 +435,46 @@ def _iterate(run: _Run) -> None:
     if run.cg_end.expired():
         run.halt("time_limit", Termination.TIME_LIMIT, "time limit in column generation")
         return
-    duals = _solve_lp(run)
-    if duals is None:
+    lp = _solve_lp(run)
+    if lp is None:
         return
+    duals = _separation_point(run, lp)   # the LP's duals, or smoothed toward the best bound's
     rnd = price(run.st.X, duals.v, duals.const, duals.lit, run.st.D, run.o, rng=run.rng,
                 iteration=run.it, cg_deadline=run.cg_end,
                 improving=lambda inst, r: _improving(run.st, duals, inst, r, run.o.tol),
                 times=run.times, calls=run.calls, log=run.pricing_log)
     run.sampled_any |= rnd.sampled
     _update_bound(run, duals, rnd)
+    if duals is not lp:
+        # smoothed pricing: the master needs the clauses that improve at the LP's duals;
+        # none (a mis-pricing) moves the next separation point closer to the LP's duals
+        rnd.clauses = [c for c in rnd.clauses if _reduced_cost(run.st, lp, c) < -run.o.tol]
+        if not rnd.clauses:
+            run.mispricings += 1
+            _add_round(run, [])
+            return
+    run.mispricings = 0
     if _converged(run, rnd):
         return
     _add_round(run, rnd.clauses)
+
+
+def _reduced_cost(st: _State, duals: Duals, clause) -> float:
+    return duals.const + duals.lit * len(clause) + float(duals.v[st.coverage(clause)].sum())
+
+
+def _separation_point(run: _Run, lp: Duals) -> Duals:
+    """Wentges smoothing: ``alpha mu_center + (1 - alpha) mu_LP`` with the LP's complexity
+    dual, the center being the duals of the best Lagrangian bound so far;
+    ``alpha`` is ``smoothing`` to the power 1 + consecutive mis-pricings (the LP's duals
+    once below 1%)."""
+    alpha = run.o.smoothing ** (1 + run.mispricings) if run.o.smoothing else 0.0
+    if alpha < 0.01 or run.best_duals is None:
+        return lp
+    c = run.best_duals[1]
+    # mu only: the complexity dual of the center was chosen by the bound's own search
+    return read_duals(run.st, lp.rmlp, alpha * c.mu + (1 - alpha) * lp.mu, lp.lam,
+                      run.o.empty_clause)
 
 
 def _solve_lp(run: _Run) -> Duals | None:
@@ -468,22 +512,59 @@ def _improving(st: _State, duals: Duals, inst, r, tol: float) -> list[tuple[int,
 
 
 def _update_bound(run: _Run, duals: Duals, rnd: PricingRound) -> None:
-    """This iteration's Lagrangian bound, the best bound so far and the history entry."""
+    """This iteration's Lagrangian bound (at the best complexity dual found, see
+    ``bounds.py``), the best bound so far and the history entry; the improving clauses the
+    dual search found join the round's."""
     st, zlb = run.st, rnd.bound
-    lb_it = lagrangian_bound(st, duals, zlb, run.ub_empty)
+    sr = _dual_search(run, duals, rnd)
+    lb_it = sr.bound
     if lb_it > run.best_bound:
         run.best_bound = lb_it
-        run.bound_kind = ("lp_optimal" if zlb >= -run.o.tol
-                          else f"lagrangian ({rnd.bound_kind} pricing bound)")
+        if zlb >= -run.o.tol:
+            run.bound_kind = "lp_optimal"
+        elif sr.t != duals.lam:
+            run.bound_kind = (f"lagrangian normalised by complexity (complexity dual "
+                              f"{sr.t:.6g} > LP's {duals.lam:.6g}, bnb pricing bound)")
+        else:
+            run.bound_kind = f"lagrangian ({rnd.bound_kind} pricing bound)"
     if run.best_duals is None or lb_it >= run.best_duals[0]:
-        run.best_duals = (lb_it, duals, zlb)
+        run.best_duals = (lb_it, sr.duals, sr.z)
+    if sr.clauses:
+        have = set(rnd.clauses)
+        for cl in sr.clauses:
+            g = _irredundant(st.X, tuple(sorted(cl)))
+            if g not in have and st.coverage(g).tobytes() not in st.keys:
+                have.add(g)
+                rnd.clauses.append(g)
     run.history.append({"time": time.perf_counter() - run.t0, "iteration": run.it,
                         "objective": None, "lower_bound": run.best_bound,
                         "rmlp": run.last_rmlp, "pricing_bound": zlb,
-                        "pricing_bound_kind": rnd.bound_kind,
+                        "pricing_bound_kind": rnd.bound_kind, "complexity_dual": sr.t,
+                        "iteration_bound": lb_it, "complexity_dual_steps": sr.steps,
                         "columns": run.master.n_columns, "new_columns": len(rnd.clauses)})
     log.debug("cg iter %d: rmlp=%.6g zlb=%.6g bound=%.6g new=%d", run.it, run.last_rmlp, zlb,
               run.best_bound, len(rnd.clauses))
+
+
+def _dual_search(run: _Run, duals: Duals, rnd: PricingRound) -> DualSearch:
+    """The complexity dual search of ``bounds.py``, pricing by the exact branch-and-bound on
+    the full data (node-limited: its bound at the limit is proven)."""
+    o, st = run.o, run.st
+
+    def price_at(dt: Duals):
+        tp = time.perf_counter()
+        r = price_by_branch_and_bound(st.X, dt.v, dt.const, dt.lit, st.D, K=o.columns_per_iter,
+                                      upper=0.0, node_limit=o.bound_node_limit,
+                                      deadline=run.cg_end.end)
+        run.times["bound_search"] = run.times.get("bound_search", 0.0) + time.perf_counter() - tp
+        run.calls["bound_search"] = run.calls.get("bound_search", 0) + 1
+        return r.bound, r.clauses, r.complete
+
+    # only where pricing found no improving clause but did not prove the LP optimal: where
+    # it did find one, the duals are far from converged and no t makes them a good bound
+    steps = o.bound_search_steps if not (rnd.clauses or run.cg_end.expired()) else 0
+    return complexity_dual_search(st, duals, rnd.bound, rnd.clauses, run.ub_empty, price_at,
+                                  steps, o.tol, best_known=run.best_bound)
 
 
 def _converged(run: _Run, rnd: PricingRound) -> bool:
