@@ -35,7 +35,8 @@ Normalised by complexity.  (1) holds for every ``t``, so the best bound is ``max
 complexity* at ``t = 0``).  At ``t* = -r`` every ``rc_k(t*) = c_k (rc_k(0)/c_k - r) >= 0``,
 so ``z(t*) = 0`` and (1) gives ``B(mu) + r C``: the bound of the Lagrangian subproblem that
 keeps the complexity row, ``min {sum rc_k(0) w_k : sum c_k w_k <= C}  >= r C``.  It is never
-below (1) at ``t = lambda`` and far above it when the most negative reduced costs belong to
+below (1) at ``t = lambda`` with ``N = C/2`` (the floor of ``N`` can make (1) better for odd
+``C``; the search keeps the best of every ``t`` it tries) and far above it when the most negative reduced costs belong to
 long clauses (``(C/2) rc`` counts a clause of complexity ``c`` as if ``C/2`` of them fit;
 ``r C`` charges it ``c``).  A larger ``t`` also makes pricing's proof cheaper (every literal
 costs ``t``): when pricing at ``lambda`` stops at its node limit with a weak bound, proving

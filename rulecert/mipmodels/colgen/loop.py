@@ -105,11 +105,12 @@ class ColGenOptions:
     """``C``: sum over clauses of (1 + literals) <= C.  ``None``: penalized form only."""
     max_clause_length: int | None = None
     """``D``: literals per clause; default ``C - 1`` (no restriction), or 10 without ``C``."""
-    empty_clause: bool = False
+    empty_clause: bool = True
     """Admit the empty conjunction (no literal: always true, complexity 1) as a clause.  The
-    paper's pricing problem (6)-(10) admits it and AIX360's BooleanRuleCG returns it; off by
-    default (then a clause has >= 1 literal and ``C >= 2``).  It is a column of the master
-    from the start, so pricing searches the non-empty clauses only; with it ``C >= 1``."""
+    paper's pricing problem (6)-(10) admits it and AIX360's BooleanRuleCG returns it, and
+    "predict 1 everywhere" is a model users expect; on by default (then ``C >= 1``; off: a
+    clause has >= 1 literal and ``C >= 2``).  It is a column of the master from the start,
+    so pricing searches the non-empty clauses only."""
     form: str = "dnf"
     fn_weight: float = 1.0
     """Weight of a false negative (of the learned class) relative to one false-positive hit."""
@@ -444,7 +445,7 @@ def _iterate(run: _Run) -> None:
                 improving=lambda inst, r: _improving(run.st, duals, inst, r, run.o.tol),
                 times=run.times, calls=run.calls, log=run.pricing_log)
     run.sampled_any |= rnd.sampled
-    _update_bound(run, duals, rnd)
+    _update_bound(run, duals, rnd, smoothed=duals is not lp)
     if duals is not lp:
         # smoothed pricing: the master needs the clauses that improve at the LP's duals;
         # none (a mis-pricing) moves the next separation point closer to the LP's duals
@@ -511,7 +512,7 @@ def _improving(st: _State, duals: Duals, inst, r, tol: float) -> list[tuple[int,
     return new
 
 
-def _update_bound(run: _Run, duals: Duals, rnd: PricingRound) -> None:
+def _update_bound(run: _Run, duals: Duals, rnd: PricingRound, smoothed: bool = False) -> None:
     """This iteration's Lagrangian bound (at the best complexity dual found, see
     ``bounds.py``), the best bound so far and the history entry; the improving clauses the
     dual search found join the round's."""
@@ -521,7 +522,8 @@ def _update_bound(run: _Run, duals: Duals, rnd: PricingRound) -> None:
     if lb_it > run.best_bound:
         run.best_bound = lb_it
         if zlb >= -run.o.tol:
-            run.bound_kind = "lp_optimal"
+            run.bound_kind = ("lagrangian at smoothed duals (pricing proved no negative "
+                              "reduced cost there)" if smoothed else "lp_optimal")
         elif sr.t != duals.lam:
             run.bound_kind = (f"lagrangian normalised by complexity (complexity dual "
                               f"{sr.t:.6g} > LP's {duals.lam:.6g}, bnb pricing bound)")
@@ -667,6 +669,8 @@ def _finalize(run: _Run, ip: RestrictedIP, problem) -> ColgenSolution:
         stats=_stats(run, ip, rs, score, clauses))
     if not cert.proven_optimal and unproven_msg is not None:
         cert.message = unproven_msg
+    cert.message = f"{cert.message}; {_bound_message(run, cert)}" if cert.message \
+        else _bound_message(run, cert)
     run.history.append({"time": time.perf_counter() - run.t0, "iteration": run.it,
                         "objective": objective, "lower_bound": cert.lower_bound,
                         "phase": "restricted IP"})
@@ -687,10 +691,26 @@ def _termination(run: _Run, ip: RestrictedIP) -> tuple[Termination, str | None]:
                                          "its column cap")
 
 
+def _bound_class(run: _Run) -> str:
+    """The rule sets over which the lower bound holds."""
+    st = run.st
+    cl = f"clauses of 1..{st.D} literals" + (" and the empty clause" if run.o.empty_clause else "")
+    cx_ = f"complexity <= {st.C:g}" if st.C is not None else "any complexity (penalized)"
+    return f"{run.o.form.upper()} rule sets of {cx_} over {cl}"
+
+
+def _bound_message(run: _Run, cert: Certificate) -> str:
+    if cert.lower_bound <= 0.0 and cert.objective > 0.0:
+        return (f"the lower bound is trivial (0): nothing proven by pricing gave a positive "
+                f"bound over {_bound_class(run)}")
+    return f"lower bound ({run.bound_kind}) over {_bound_class(run)}"
+
+
 def _stats(run: _Run, ip: RestrictedIP, rs: RuleSet, score, clauses) -> dict:
     """The certificate's ``stats`` (a record for humans and JSON)."""
     st, stop = run.st, run.stop
-    return {"bound_kind": run.bound_kind, "stop_reason": stop, "cg_iterations": run.it,
+    return {"bound_kind": run.bound_kind, "bound_class": _bound_class(run),
+            "bound_trivial": run.best_bound <= 0.0, "stop_reason": stop, "cg_iterations": run.it,
             "columns": run.master.n_columns, "rmlp_objective": run.last_rmlp,
             "lp_converged": stop == "converged",
             "lp_bound_attained": stop in ("converged", "lp_bound_attained"),
