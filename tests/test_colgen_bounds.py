@@ -10,8 +10,8 @@ import pytest
 
 from rulecert.mipmodels.colgen import ColGenOptions, solve
 from rulecert.mipmodels.colgen.bounds import (at_complexity_dual, complexity_bound_at,
-                                              complexity_dual_search, lagrangian_bound,
-                                              read_duals)
+                                              complexity_dual_search, knapsack_bound,
+                                              lagrangian_bound, read_duals)
 from rulecert.mipmodels.colgen.loop import _State
 from rulecert.models.ruleset import ruleset_objective
 from rulecert.problem import RuleProblem
@@ -90,6 +90,35 @@ def test_bound_at_any_duals_never_exceeds_the_optimum(seed, empty):
                 assert bounds[-1] >= math.floor(paper_lp + 1e-6) - 1e-9
 
 
+@pytest.mark.parametrize("seed", range(10))
+def test_knapsack_bound_by_clause_length(seed):
+    """Per-length pricing bounds (exact minimum per length, or any lower bound on it) in the
+    knapsack over lengths never exceed the optimum and are at least the one-class bound."""
+    X, y = _instance(seed + 200, n=26, d=7)
+    rng = np.random.default_rng(seed)
+    C, D = int(rng.integers(5, 14)), int(rng.integers(2, 5))
+    empty = bool(seed % 2)
+    p = _problem(X, y)
+    _, opt = brute_force_ruleset(X, y, C, D, empty_clause=empty)
+    st = _State(p, ColGenOptions(complexity_bound=C, max_clause_length=D, empty_clause=empty))
+    for _ in range(5):
+        mu = rng.uniform(0, 1, len(st.P)) * st.a
+        dt = read_duals(st, 0.0, mu, float(rng.uniform(0, 3)), empty)
+        per = {}
+        for cl in _all_clauses(st.d, st.D):
+            cov = np.logical_and.reduce(st.X[:, list(cl)], axis=1)
+            rc = dt.const + dt.lit * len(cl) + float(dt.v[cov].sum())
+            per[len(cl)] = min(per.get(len(cl), math.inf), rc)
+        exact = [(1 + k, z) for k, z in per.items()]
+        b = knapsack_bound(st, dt, exact, math.inf)
+        assert b <= opt + 1e-9
+        assert b >= complexity_bound_at(st, dt, min(per.values()), math.inf) - 1e-9
+        for L in range(1, st.D):         # two classes: <= L exact, > L a weaker bound
+            zs = min(z for k, z in per.items() if k <= L)
+            zl = min(z for k, z in per.items() if k > L) - float(rng.uniform(0, 2))
+            assert knapsack_bound(st, dt, [(2, zs), (L + 2, zl)], math.inf) <= opt + 1e-9
+
+
 @pytest.mark.parametrize("seed", range(8))
 def test_complexity_dual_search_with_exact_pricing(seed):
     """The search, pricing exactly by enumeration, keeps the best of its steps, never exceeds
@@ -105,20 +134,20 @@ def test_complexity_dual_search_with_exact_pricing(seed):
     duals = read_duals(st, float(rng.uniform(1, 10)), mu, lam, True)
     calls = []
 
-    def price_at(dt):
+    def price_at(dt, share):
         calls.append(dt.lam)
         found = []
         for cl in _all_clauses(st.d, st.D):
             cov = np.logical_and.reduce(st.X[:, list(cl)], axis=1)
             if dt.const + dt.lit * len(cl) + float(dt.v[cov].sum()) < 0:
                 found.append(cl)
-        return min(0.0, _exact_min_rc(st, dt)), found[:5], True
+        return [(2, min(0.0, _exact_min_rc(st, dt)))], found[:5], True
 
     z0 = _exact_min_rc(st, duals)
     sr = complexity_dual_search(st, duals, z0, [], math.inf, price_at, steps=4)
     assert len(calls) <= 4 and all(t >= lam for t in calls)
     assert sr.bound <= opt + 1e-9
-    assert sr.bound == max(b for _, _, b, _ in sr.steps)
+    assert sr.bound == max(s[2] for s in sr.steps)
     assert sr.bound >= complexity_bound_at(st, duals, z0, math.inf)
     for cl in sr.clauses:
         cov = np.logical_and.reduce(st.X[:, list(cl)], axis=1)

@@ -116,7 +116,7 @@ def lagrangian_bound(st, duals: Duals, zlb: float, ub: float) -> float:
     return st.round_bound(lb)
 
 
-def _n_clauses(st, budget: float, ub: float) -> float:
+def _n_clauses(st, budget: float | None, ub: float) -> float:
     n = math.inf if budget is None else math.floor(budget / 2.0 + 1e-9)
     pmin = st.lam0 + st.lam1
     if pmin > 0:
@@ -124,15 +124,40 @@ def _n_clauses(st, budget: float, ub: float) -> float:
     return n
 
 
-def complexity_bound_at(st, duals: Duals, zlb: float, ub: float) -> float:
-    """Bound (1) of the module doc at ``duals.lam``, the empty clause sharing the budget."""
-    m = min(0.0, zlb)
-    if duals.empty_rc0 is None or st.C is None:
-        return lagrangian_bound(st, duals, zlb, ub)
-    rc_e = duals.empty_rc0 + duals.lam
-    N0, N1 = _n_clauses(st, st.C, ub), _n_clauses(st, st.C - 1.0, ub)
-    term = min(N0 * m if m < 0 else 0.0, rc_e + (N1 * m if m < 0 else 0.0))
+def knapsack_bound(st, duals: Duals, classes: list, ub: float) -> float:
+    """Bound (1) of the module doc at ``duals.lam`` by clause class: ``classes`` holds
+    ``(c_min, z)`` for disjoint classes of non-empty clauses (by length), ``z`` a proven lower
+    bound on ``rc(t)`` over the class and ``c_min`` the least complexity in it.  A solution
+    holds ``n_i`` clauses of class ``i`` and perhaps the empty clause with ``sum c_min n_i
+    (+ 1) <= floor(C)``, so the clause term is at least the minimum of ``sum n_i min(0, z_i)
+    (+ rc_e(t))`` over those counts (a small knapsack, enumerated)."""
+    if st.C is None:
+        return lagrangian_bound(st, duals, min(z for _, z in classes), ub)
+    cap = _n_clauses(st, None, ub)             # clause count allowed by the penalties
+    cls = [(int(c), min(0.0, float(z))) for c, z in classes]
+
+    def best(i: int, room: int, count: float) -> float:
+        if i == len(cls):
+            return 0.0
+        c, z = cls[i]
+        if z >= 0.0:
+            return best(i + 1, room, count)
+        out = math.inf
+        for n in range(0, int(min(room // c, count)) + 1):
+            out = min(out, n * z + best(i + 1, room - n * c, count - n))
+        return out
+
+    room = int(math.floor(st.C + 1e-9))
+    term = best(0, room, cap)
+    if duals.empty_rc0 is not None and room >= 1:
+        term = min(term, duals.empty_rc0 + duals.lam + best(0, room - 1, cap - 1))
     return st.round_bound(duals.base - duals.lam * st.C + term)
+
+
+def complexity_bound_at(st, duals: Duals, zlb: float, ub: float) -> float:
+    """Bound (1) of the module doc at ``duals.lam`` with one pricing bound for every
+    non-empty clause, the empty clause sharing the budget."""
+    return knapsack_bound(st, duals, [(2, zlb)], ub)
 
 
 @dataclasses.dataclass
@@ -148,7 +173,7 @@ class DualSearch:
     duals: Duals
     """The duals at ``t`` (for gap closing)."""
     steps: list = dataclasses.field(default_factory=list)
-    """``(t, z(t), bound, pricing complete)`` per complexity dual tried."""
+    """``(t, z(t), bound, pricing complete[, classes])`` per complexity dual tried."""
     clauses: list = dataclasses.field(default_factory=list)
     """Clauses of negative reduced cost found at ``t >= lambda`` (improving at ``lambda``)."""
 
@@ -159,9 +184,11 @@ def complexity_dual_search(st, duals: Duals, zlb: float, found: list, ub: float,
     """Search the complexity dual ``t`` that maximises bound (1) (module doc) at fixed ``mu``.
 
     ``zlb`` is the proven pricing bound at ``duals.lam`` and ``found`` the clauses pricing
-    found there; ``price_at(duals_t) -> (z(t), clauses, complete)`` prices at another ``t``
-    (``z(t)`` a proven lower bound on ``min(0, rc(t))`` over the non-empty clauses of the
-    class, ``clauses`` some with ``rc(t) < 0``).  At most ``steps`` pricing calls:
+    found there; ``price_at(duals_t, share) -> (classes, clauses, complete)`` prices at
+    another ``t`` (``classes`` as in :func:`knapsack_bound`, ``clauses`` some with
+    ``rc(t) < 0``; ``share`` is the share ``f`` below, which the pricer may also give up,
+    e.g. proving only ``rc >= -f z_RMLP / n`` for the ``n`` long clauses that fit).  At most
+    ``steps`` pricing calls:
 
     * a clause of ratio ``r_k = rc_k(0) / c_k`` is known: no ``t`` gives more than
       ``B + r_k C``; if that cannot beat ``best_known`` the search stops, else it moves to
@@ -196,16 +223,17 @@ def complexity_dual_search(st, duals: Duals, zlb: float, found: list, ub: float,
         else:
             t_next = duals.lam + fractions[fi] * scale
         dt = at_complexity_dual(st, duals, t_next)
-        z, clauses, complete = price_at(dt)
-        b = complexity_bound_at(st, dt, z, ub)
-        best.steps.append((t_next, z, b, complete))
+        classes, clauses, complete = price_at(dt, fractions[fi])
+        z = min(zc for _, zc in classes)
+        b = knapsack_bound(st, dt, classes, ub)
+        best.steps.append((t_next, z, b, complete, classes))
         if b > best.bound:
             best.bound, best.t, best.z, best.duals = b, t_next, z, dt
         t = t_next
         pool = [tuple(c) for c in clauses if len(c)]
         best.clauses.extend(pool)
         if not pool:
-            if z >= -tol:                          # proven: try giving up less
+            if complete:                           # proven: try giving up less
                 if fi + 1 >= len(fractions):
                     break
                 fi += 1

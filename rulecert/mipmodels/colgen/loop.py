@@ -176,6 +176,9 @@ class ColGenOptions:
     """Pricing calls per iteration that search the complexity dual maximising the Lagrangian
     bound (``bounds.py``: the bound normalised by clause complexity); 0: the paper's bound at
     the LP's dual only."""
+    bound_short_length: int = 3
+    """In that search, clauses of at most this many literals are priced exactly and longer
+    ones (at most ``floor(C / (length + 2))`` fit) only down to a small negative threshold."""
     bound_node_limit: int | None = 200_000
     """Node limit of each of those branch-and-bound calls (deterministic; a call stopped by
     it still proves a bound)."""
@@ -219,6 +222,8 @@ def _validate(problem, o: ColGenOptions) -> None:
     if isinstance(o.bound_search_steps, bool) or not isinstance(o.bound_search_steps, (int, np.integer)) \
             or o.bound_search_steps < 0:
         raise ValueError(f"bound_search_steps must be an integer >= 0, got {o.bound_search_steps!r}")
+    if o.bound_short_length < 1:
+        raise ValueError(f"bound_short_length must be >= 1, got {o.bound_short_length!r}")
     if o.columns_per_iter < 1 or o.heuristic_max_length < 1 or o.heuristic_max_generated < 0:
         raise ValueError("columns_per_iter and heuristic_max_length must be >= 1")
     if (isinstance(o.beam_width, bool) or not isinstance(o.beam_width, (int, np.integer))
@@ -553,18 +558,31 @@ def _dual_search(run: _Run, duals: Duals, rnd: PricingRound) -> DualSearch:
     the full data (node-limited: its bound at the limit is proven)."""
     o, st = run.o, run.st
 
-    def price_at(dt: Duals):
+    def price_at(dt: Duals, share: float):
         tp = time.perf_counter()
-        r = price_by_branch_and_bound(st.X, dt.v, dt.const, dt.lit, st.D, K=o.columns_per_iter,
-                                      upper=0.0, node_limit=o.bound_node_limit,
-                                      deadline=run.cg_end.end)
+        bb = dict(K=o.columns_per_iter, node_limit=o.bound_node_limit, deadline=run.cg_end.end)
+        L = o.bound_short_length
+        if st.D <= L or st.C is None or share <= 0:
+            r = price_by_branch_and_bound(st.X, dt.v, dt.const, dt.lit, st.D, upper=0.0, **bb)
+            out = [(2, r.bound)], r.clauses, r.complete
+        else:
+            # short clauses exactly; the few long ones that fit (complexity >= L + 2) only
+            # down to u: a proof much cheaper than rc >= 0 (bounds.knapsack_bound)
+            rs_ = price_by_branch_and_bound(st.X, dt.v, dt.const, dt.lit, L, upper=0.0, **bb)
+            n_long = max(1, math.floor(st.C / (L + 2)))
+            u = -share * max(abs(dt.rmlp), 1e-9) / n_long
+            rl = price_by_branch_and_bound(st.X, dt.v, dt.const, dt.lit, st.D, upper=u, **bb)
+            out = ([(2, rs_.bound), (L + 2, rl.bound)], rs_.clauses + rl.clauses,
+                   rs_.complete and rl.complete)
         run.times["bound_search"] = run.times.get("bound_search", 0.0) + time.perf_counter() - tp
         run.calls["bound_search"] = run.calls.get("bound_search", 0) + 1
-        return r.bound, r.clauses, r.complete
+        return out
 
-    # only where pricing found no improving clause but did not prove the LP optimal: where
-    # it did find one, the duals are far from converged and no t makes them a good bound
-    steps = o.bound_search_steps if not (rnd.clauses or run.cg_end.expired()) else 0
+    # only where pricing's best clause is mild (the paper's bound with it as z_CG would lose
+    # under 30% of z_RMLP): far from convergence no t makes these duals a good bound
+    rc_best = min((_reduced_cost(st, duals, c) for c in rnd.clauses), default=0.0)
+    mild = st.C is None or rc_best * st.C / 2 >= -0.3 * abs(duals.rmlp)
+    steps = o.bound_search_steps if mild and not run.cg_end.expired() else 0
     return complexity_dual_search(st, duals, rnd.bound, rnd.clauses, run.ub_empty, price_at,
                                   steps, o.tol, best_known=run.best_bound)
 
