@@ -268,3 +268,22 @@ def test_empty_clause_is_on_by_default_and_C_checks_follow_it():
         BooleanRuleCGClassifier(1, empty_clause=False).fit(X.astype(int), y)
     with pytest.raises(ValueError, match="max_clause_length D must be an integer >= 1"):
         solve(p, complexity_bound=5, max_clause_length=0)
+
+
+# ---- the deterministic benchmark ---------------------------------------------------------------
+def test_deterministic_bounds_table_prints_the_same_twice(shared_data, capsys, monkeypatch):
+    """brcg_bounds.py runs on counted limits only (iterations, nodes) with a fixed seed: two
+    runs of the same code print the identical table."""
+    from pathlib import Path
+    exp = str(Path(__file__).resolve().parents[1] / "experiments")
+    monkeypatch.syspath_prepend(exp)
+    import brcg_bounds
+    argv = ["--datasets", "liver", "--C", "6", "--max-iter", "4", "--bnb-nodes", "20000",
+            "--bound-nodes", "20000", "--no-times"]
+    tables = []
+    for _ in range(2):
+        brcg_bounds.main(argv)
+        tables.append(capsys.readouterr().out)
+    assert tables[0] == tables[1]
+    assert "| liver | 345 x 90 | 6 |" in tables[0]
+    assert "Limits (deterministic, seed 0): 4 column-generation iterations" in tables[0]

@@ -60,7 +60,15 @@ its ``min(0, rc)`` is added to ``L`` and ``z_CG`` and ``N`` concern the other cl
 is an integer (unit or integer weights, integer penalties) the bound is rounded up.
 
 The paper states ``ceil(z_RMLP + (C/2) z_CG)``; ``floor(C/2)`` is valid too because the
-inequality is applied to integer solutions.  Bounds are kept over the iterations (the best
+inequality is applied to integer solutions.  The inequality holds at *any* complexity dual
+``t >= 0``, not only the LP's ``lambda``, and clause by clause length (a knapsack over the
+lengths that fit in ``C``): ``bounds.py`` derives it and searches ``t`` each iteration where
+pricing's best clause is mild (``bound_search_steps`` branch-and-bound calls at larger ``t``,
+short clauses priced exactly, long ones only down to a small negative threshold), so that a
+fit stopped before the LP is optimal still certifies a bound ``B(mu) - t C - ...`` instead of
+``0``.  ``smoothing`` (Wentges) prices at a convex combination of the LP's duals and those of
+the best bound so far.  The certificate's message and ``stats["bound_class"]`` name the class
+the bound holds over (clauses of 1..D literals, the empty clause) and say when it is trivial.  Bounds are kept over the iterations (the best
 one is reported); ``history`` has one entry per iteration (``rmlp``, ``pricing_bound``,
 ``lower_bound``; ``objective`` is None until the restricted IP gives a rule set) and a final
 entry for the restricted IP.
