@@ -363,6 +363,7 @@ class _Run:
     stop_msg: str = ""
     sampled_any: bool = False
     mispricings: int = 0
+    share: float = 0.1                       # complexity-dual search: share to start from
     it: int = 0
     cg_time: float = 0.0
     gap_info: dict = dataclasses.field(default_factory=dict)
@@ -591,8 +592,12 @@ def _dual_search(run: _Run, duals: Duals, rnd: PricingRound) -> DualSearch:
     rc_best = min((_reduced_cost(st, duals, c) for c in rnd.clauses), default=0.0)
     mild = st.C is None or rc_best * st.C / 2 >= -0.3 * abs(duals.rmlp)
     steps = o.bound_search_steps if mild and not run.cg_end.expired() else 0
-    return complexity_dual_search(st, duals, rnd.bound, rnd.clauses, run.ub_empty, price_at,
-                                  steps, o.tol, best_known=run.best_bound)
+    sr = complexity_dual_search(st, duals, rnd.bound, rnd.clauses, run.ub_empty, price_at,
+                                steps, o.tol, best_known=run.best_bound, share=run.share)
+    if steps:   # the next iteration starts from a little below the last proven share
+        run.share = 0.1 if sr.share is None and run.share >= 0.9 else (
+            min(0.9, 3 * run.share) if sr.share is None else max(0.01, 0.7 * sr.share))
+    return sr
 
 
 def _converged(run: _Run, rnd: PricingRound) -> bool:
