@@ -107,8 +107,10 @@ def test_bad_input():
         BooleanRuleCGClassifier().fit(Xn, y)
     with pytest.raises(ValueError, match="one class"):
         BooleanRuleCGClassifier().fit(X, np.full(len(y), "sick"))
-    with pytest.raises(ValueError, match="complexity_bound"):
-        BooleanRuleCGClassifier(complexity_bound=1).fit(X, y)
+    with pytest.raises(ValueError, match="complexity_bound=1 < 2"):
+        BooleanRuleCGClassifier(complexity_bound=1, empty_clause=False).fit(X, y)
+    with pytest.raises(ValueError, match=r"complexity_bound.*0\.5"):
+        BooleanRuleCGClassifier(complexity_bound=0.5).fit(X, y)
     with pytest.raises(ValueError, match="max_clause_length"):
         BooleanRuleCGClassifier(max_clause_length=0).fit(X, y)
     with pytest.raises(ValueError, match="penalized form"):
@@ -189,7 +191,7 @@ def test_warm_start_path_over_C_matches_brute_force():
         if pool:
             assert pool <= set(clf.columns_), "warm start dropped earlier columns"
         pool = set(clf.columns_)
-        _, bf_obj = brute_force_ruleset(X, y, C, 3)
+        _, bf_obj = brute_force_ruleset(X, y, C, 3, empty_clause=True)
         obj = ruleset_objective_xy(clf.ruleset_, X, y).objective
         assert clf.certificate_.proven_optimal and obj == clf.certificate_.objective == bf_obj
         assert clf.complexity_ <= C
@@ -198,4 +200,4 @@ def test_warm_start_path_over_C_matches_brute_force():
                                    pricing_deterministic_time=10.0, random_state=0).fit(X, y)
     assert cold.certificate_.objective == clf.certificate_.objective
     clf.fit(X[:, :5], y)
-    assert all(max(c) < 5 for c in clf.columns_)
+    assert all(max(c) < 5 for c in clf.columns_ if c)

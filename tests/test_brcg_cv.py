@@ -85,7 +85,7 @@ def test_time_limit_bounds_the_whole_fit_and_is_honest():
 
 @pytest.mark.parametrize("kw, match", [
     (dict(complexity_bounds=()), "empty"),
-    (dict(complexity_bounds=(1, 5)), "1 < 2: no clause fits"),
+    (dict(complexity_bounds=(1, 5), empty_clause=False), "1 < 2: no clause fits"),
     (dict(complexity_bounds=(0.5, 5), empty_clause=True), "0.5 < 1: no clause fits"),
     (dict(complexity_bounds=("a",)), "numbers"),
     (dict(cv=1), "cv"),

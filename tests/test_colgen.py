@@ -327,9 +327,9 @@ def test_bad_input_raises_clear_errors():
     X, y = _instance(1)
     p = RuleProblem.from_matrix(X, y)
     with pytest.raises(ValueError, match="C=1.5 < 2"):
-        solve(p, complexity_bound=1.5)
+        solve(p, complexity_bound=1.5, empty_clause=False)
     with pytest.raises(ValueError, match="C=0.5 < 1"):
-        solve(p, complexity_bound=0.5, empty_clause=True)
+        solve(p, complexity_bound=0.5)          # the empty clause is admitted by default
     with pytest.raises(ValueError, match="max_clause_length D"):
         solve(p, max_clause_length=0)
     with pytest.raises(ValueError, match="one class"):
@@ -697,8 +697,8 @@ def test_empty_clause_estimator_at_complexity_one():
     assert want_true and clf.complexity_ == 1 and "(true)" in str(clf)
     assert (clf.predict(X.astype(int)) == 1).all() and clf.certificate_.proven_optimal
     with pytest.raises(ValueError, match="no clause fits"):
-        BooleanRuleCGClassifier(1).fit(X.astype(int), y)
+        BooleanRuleCGClassifier(1, empty_clause=False).fit(X.astype(int), y)
     with pytest.raises(ValueError, match="no clause fits"):
-        BooleanRuleCGCV([1, 5], cv=2).fit(X.astype(int), y)
+        BooleanRuleCGCV([1, 5], cv=2, empty_clause=False).fit(X.astype(int), y)
     cv = BooleanRuleCGCV([1, 5], cv=2, empty_clause=True, random_state=0).fit(X.astype(int), y)
     assert cv.complexity_ <= cv.complexity_bound_

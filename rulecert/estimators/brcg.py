@@ -50,13 +50,14 @@ class BooleanRuleCGClassifier(BinaryRuleClassifier):
 
     Parameters
     ----------
-    complexity_bound : float >= 2 (>= 1 with ``empty_clause``) or None
+    complexity_bound : float >= 1 (>= 2 with ``empty_clause=False``) or None
         ``C``; None uses the penalized form only (then a penalty must be > 0).
     max_clause_length : int >= 1 or None
         ``D``, literals per clause (default ``C - 1``, or 10 without ``C``).
-    empty_clause : bool
+    empty_clause : bool, default True
         Admit the empty clause (always true, complexity 1), as the paper's pricing problem
-        and AIX360 do: the rule set "predict 1 everywhere" then has complexity 1.
+        and AIX360 do: the rule set "predict 1 everywhere" then has complexity 1.  False
+        keeps clauses of >= 1 literal (then ``complexity_bound >= 2``).
     form : {"dnf", "cnf"}
     fn_weight : float > 0
         Weight of a false negative relative to one clause hit on a negative sample.
@@ -130,7 +131,7 @@ class BooleanRuleCGClassifier(BinaryRuleClassifier):
         **WATCH_CONSTRAINTS,
     }
 
-    def __init__(self, complexity_bound=30, *, max_clause_length=None, empty_clause=False,
+    def __init__(self, complexity_bound=30, *, max_clause_length=None, empty_clause=True,
                  form="dnf", fn_weight=1.0,
                  clause_penalty=0.0, literal_penalty=0.0, pricing="auto",
                  time_limit=DEFAULT_TIME_LIMIT,
@@ -314,7 +315,7 @@ class BooleanRuleCGCV(BooleanRuleCGClassifier):
 
     Parameters
     ----------
-    complexity_bounds : sequence of float >= 2 (>= 1 with ``empty_clause``)
+    complexity_bounds : sequence of float >= 1 (>= 2 with ``empty_clause=False``)
         The grid of ``C``.
     cv : int >= 2 or a cross-validation splitter / iterable of (train, test) indices
         An int gives that many stratified folds, shuffled and seeded by ``random_state``.
@@ -342,7 +343,7 @@ class BooleanRuleCGCV(BooleanRuleCGClassifier):
     }
 
     def __init__(self, complexity_bounds=(5, 10, 15, 25, 35), *, cv=3, selection="best",
-                 max_clause_length=None, empty_clause=False, form="dnf", fn_weight=1.0,
+                 max_clause_length=None, empty_clause=True, form="dnf", fn_weight=1.0,
                  clause_penalty=0.0,
                  literal_penalty=0.0, pricing="auto", time_limit=None, pricing_time_limit=30.0,
                  max_iter=None, bnb_node_limit=None, pricing_deterministic_time=None,

@@ -1,12 +1,65 @@
-"""The bound arithmetic of column generation: duals, the Lagrangian bound, gap closing.
+"""The bound arithmetic of column generation: duals, Lagrangian bounds, gap closing.
 
-See :mod:`rulecert.mipmodels.colgen.loop` ("Lower bound", "Gap closing") for the derivation.
+The master (aggregated over groups ``g`` of identical samples, ``P`` the groups holding
+positive mass, clause ``k`` with coverage ``K_k``, complexity ``c_k = 1 + |k|`` and cost
+``cost_k = (negative mass covered) + clause_penalty + literal_penalty |k|``):
+
+    z_MIP = min  sum_{g in P} a_g xi_g + sum_k cost_k w_k
+            s.t. xi_g + sum_{k: g in K_k} w_k >= 1      g in P     (dual mu_g >= 0)
+                 sum_k c_k w_k <= C                               (dual t >= 0)
+                 xi_g in [0, 1],  w_k in {0, 1}.
+
+Lagrangian bound.  For any ``mu >= 0`` and any ``t >= 0`` (not only the LP's ``lambda``),
+relaxing both rows gives, for every feasible ``(xi, w)``,
+
+    obj >= L(mu, t) + sum_k rc_k(t) w_k,
+    L(mu, t) = B(mu) - t C,   B(mu) = sum_g mu_g + sum_g min(0, a_g - mu_g),
+    rc_k(t)  = cost_k - mu(K_k) + t c_k        (the pricing problem at complexity dual t).
+
+The relaxed row still holds for ``w`` (it was feasible), so ``sum_k c_k w_k <= C`` and, with
+every non-empty clause of complexity >= 2, at most ``N = floor(C/2)`` of them are selected.
+If ``z(t)`` is a *proven* lower bound on ``rc_k(t)`` over every non-empty clause of at most
+``D`` literals (exact pricing, the branch-and-bound's bound at its node limit, CP-SAT's best
+objective bound, the single-literal bound), then
+
+    z_MIP >= L(mu, t) + N min(0, z(t))                                           (1)
+
+and with the empty clause (complexity 1, at most one copy, ``rc_e(t) = rc_e(0) + t``) the
+selected clauses satisfy ``w_e + 2 (#non-empty) <= C``, so the clause term is at least
+``min(N min(0, z), rc_e(t) + floor((C-1)/2) min(0, z))``.  At ``t = lambda`` (the restricted
+LP's dual) this is the paper's ``z_RMLP + (C/2) z_CG``; the LP dual is optimal for the
+restricted master, not for (1).
+
+Normalised by complexity.  (1) holds for every ``t``, so the best bound is ``max_t``.  Let
+``r = min_k (cost_k - mu(K_k)) / c_k`` (the most negative reduced cost *per unit of
+complexity* at ``t = 0``).  At ``t* = -r`` every ``rc_k(t*) = c_k (rc_k(0)/c_k - r) >= 0``,
+so ``z(t*) = 0`` and (1) gives ``B(mu) + r C``: the bound of the Lagrangian subproblem that
+keeps the complexity row, ``min {sum rc_k(0) w_k : sum c_k w_k <= C}  >= r C``.  It is never
+below (1) at ``t = lambda`` with ``N = C/2`` (the floor of ``N`` can make (1) better for odd
+``C``; the search keeps the best of every ``t`` it tries) and far above it when the most negative reduced costs belong to
+long clauses (``(C/2) rc`` counts a clause of complexity ``c`` as if ``C/2`` of them fit;
+``r C`` charges it ``c``).  A larger ``t`` also makes pricing's proof cheaper (every literal
+costs ``t``): when pricing at ``lambda`` stops at its node limit with a weak bound, proving
+``z(lambda + delta) >= 0`` costs ``delta C`` of the bound and often succeeds.
+:func:`complexity_dual_search` tries a few ``t``: Dinkelbach's step ``t = -rc_k(0)/c_k``
+from a known clause, or ``lambda + delta`` for a few ``delta``; every ``(t, z(t))`` gives a
+valid bound (1) whether or not pricing finished (its proven bound is used), and the best is
+kept.  Clauses with ``rc_k(t) < 0`` at ``t >= lambda`` also have ``rc_k(lambda) < 0``: they
+are improving columns of the master as well.
+
+The bound is valid for the master IP over clauses of at most ``D`` literals (and the empty
+clause when admitted); it is rounded up when every objective coefficient is an integer.  In
+the penalized form without ``C`` there is no complexity row (``t = 0``) and ``N = floor(UB /
+(clause_penalty + literal_penalty))`` for any known objective ``UB``.
+
 The functions take the loop's transformed instance ``st`` (``G``, ``P``, ``neg``, ``a``,
 ``C``, ``lam0``, ``lam1``, ``n_max``, ``round_bound``, ``gran``).
 """
 from __future__ import annotations
 
 import dataclasses
+import math
+from typing import Callable
 
 import numpy as np
 
@@ -20,7 +73,7 @@ class Duals:
     mu: np.ndarray
     """Duals of the cover rows (one per positive group)."""
     lam: float
-    """Dual of the complexity row."""
+    """Dual of the complexity row (``t`` of the module doc; the LP's own or a chosen one)."""
     v: np.ndarray
     """Pricing coefficient per group: negative mass minus ``mu``."""
     const: float
@@ -29,6 +82,10 @@ class Duals:
     """Reduced cost per literal: ``lambda + literal_penalty``."""
     lagrangian: float
     """``L(mu, lambda)``, with the empty clause's ``min(0, rc)`` when it is a column."""
+    base: float = 0.0
+    """``B(mu) = sum mu + sum min(0, a - mu)`` (``L`` without the complexity terms)."""
+    empty_rc0: float | None = None
+    """The empty clause's reduced cost at ``t = 0`` (None: not admitted)."""
 
 
 def read_duals(st, rmlp: float, mu: np.ndarray, lam: float, empty_clause: bool) -> Duals:
@@ -36,21 +93,158 @@ def read_duals(st, rmlp: float, mu: np.ndarray, lam: float, empty_clause: bool) 
     mu_g = np.zeros(st.G)
     mu_g[st.P] = mu
     v = st.neg - mu_g
-    const, lit = lam + st.lam0, lam + st.lam1
-    L = float(mu.sum() - (lam * st.C if st.C is not None else 0.0)
-              + np.minimum(0.0, st.a - mu).sum())
-    if empty_clause:
+    base = float(mu.sum() + np.minimum(0.0, st.a - mu).sum())
+    empty_rc0 = st.lam0 + float(v.sum()) if empty_clause else None
+    return at_complexity_dual(st, Duals(rmlp, mu, lam, v, 0.0, 0.0, 0.0, base, empty_rc0), lam)
+
+
+def at_complexity_dual(st, duals: Duals, t: float) -> Duals:
+    """The same cover duals ``mu`` with the complexity dual set to ``t >= 0``."""
+    t = float(t) if st.C is not None else 0.0
+    L = duals.base - (t * st.C if st.C is not None else 0.0)
+    if duals.empty_rc0 is not None:
         # the empty clause (a master column, at most once in a solution) enters L with
-        # its own reduced cost; z_CG and N below then concern the non-empty clauses only
-        L += min(0.0, const + float(v.sum()))
-    return Duals(rmlp, mu, lam, v, const, lit, L)
+        # its own reduced cost; z_CG and N then concern the non-empty clauses only
+        L += min(0.0, duals.empty_rc0 + t)
+    return dataclasses.replace(duals, lam=t, const=t + st.lam0, lit=t + st.lam1, lagrangian=L)
 
 
 def lagrangian_bound(st, duals: Duals, zlb: float, ub: float) -> float:
     """``L + N min(0, z_CG)`` (``N`` clauses at most in a solution of objective ``<= ub``),
-    rounded up when the objective is integral."""
+    rounded up when the objective is integral (the paper's bound at ``duals.lam``)."""
     lb = duals.lagrangian + (st.n_max(ub) * min(0.0, zlb) if zlb < 0 else 0.0)
     return st.round_bound(lb)
+
+
+def _n_clauses(st, budget: float | None, ub: float) -> float:
+    n = math.inf if budget is None else math.floor(budget / 2.0 + 1e-9)
+    pmin = st.lam0 + st.lam1
+    if pmin > 0:
+        n = min(n, math.floor(ub / pmin + 1e-9))
+    return n
+
+
+def knapsack_bound(st, duals: Duals, classes: list, ub: float) -> float:
+    """Bound (1) of the module doc at ``duals.lam`` by clause class: ``classes`` holds
+    ``(c_min, z)`` for disjoint classes of non-empty clauses (by length), ``z`` a proven lower
+    bound on ``rc(t)`` over the class and ``c_min`` the least complexity in it.  A solution
+    holds ``n_i`` clauses of class ``i`` and perhaps the empty clause with ``sum c_min n_i
+    (+ 1) <= floor(C)``, so the clause term is at least the minimum of ``sum n_i min(0, z_i)
+    (+ rc_e(t))`` over those counts (a small knapsack, enumerated)."""
+    if st.C is None:
+        return lagrangian_bound(st, duals, min(z for _, z in classes), ub)
+    cap = _n_clauses(st, None, ub)             # clause count allowed by the penalties
+    cls = [(int(c), min(0.0, float(z))) for c, z in classes]
+
+    def best(i: int, room: int, count: float) -> float:
+        if i == len(cls):
+            return 0.0
+        c, z = cls[i]
+        if z >= 0.0:
+            return best(i + 1, room, count)
+        out = math.inf
+        for n in range(0, int(min(room // c, count)) + 1):
+            out = min(out, n * z + best(i + 1, room - n * c, count - n))
+        return out
+
+    room = int(math.floor(st.C + 1e-9))
+    term = best(0, room, cap)
+    if duals.empty_rc0 is not None and room >= 1:
+        term = min(term, duals.empty_rc0 + duals.lam + best(0, room - 1, cap - 1))
+    return st.round_bound(duals.base - duals.lam * st.C + term)
+
+
+def complexity_bound_at(st, duals: Duals, zlb: float, ub: float) -> float:
+    """Bound (1) of the module doc at ``duals.lam`` with one pricing bound for every
+    non-empty clause, the empty clause sharing the budget."""
+    return knapsack_bound(st, duals, [(2, zlb)], ub)
+
+
+@dataclasses.dataclass
+class DualSearch:
+    """What :func:`complexity_dual_search` proved."""
+
+    bound: float
+    """The best bound (1) over the complexity duals tried (rounded when integral)."""
+    t: float
+    """The complexity dual that gave it."""
+    z: float
+    """The proven pricing bound at ``t``."""
+    duals: Duals
+    """The duals at ``t`` (for gap closing)."""
+    steps: list = dataclasses.field(default_factory=list)
+    """``(t, z(t), bound, pricing complete[, classes])`` per complexity dual tried."""
+    clauses: list = dataclasses.field(default_factory=list)
+    """Clauses of negative reduced cost found at ``t >= lambda`` (improving at ``lambda``)."""
+    share: float | None = None
+    """The smallest share of the LP value given up in a proven step (None: none proven)."""
+
+
+def complexity_dual_search(st, duals: Duals, zlb: float, found: list, ub: float,
+                           price_at: Callable[[Duals], tuple], steps: int,
+                           tol: float = 1e-7, best_known: float = -math.inf,
+                           share: float = 0.1) -> DualSearch:
+    """Search the complexity dual ``t`` that maximises bound (1) (module doc) at fixed ``mu``.
+
+    ``zlb`` is the proven pricing bound at ``duals.lam`` and ``found`` the clauses pricing
+    found there; ``price_at(duals_t, share) -> (classes, clauses, complete)`` prices at
+    another ``t`` (``classes`` as in :func:`knapsack_bound`, ``clauses`` some with
+    ``rc(t) < 0``; ``share`` is the share ``f`` below, which the pricer may also give up,
+    e.g. proving only ``rc >= -f z_RMLP / n`` for the ``n`` long clauses that fit).  At most
+    ``steps`` pricing calls:
+
+    * a clause of ratio ``r_k = rc_k(0) / c_k`` is known (from pricing at ``lambda`` or a
+      previous step): no ``t`` gives more than ``B + r_k C``; if that cannot beat
+      ``best_known`` the search stops;
+    * otherwise it prices at ``t = lambda + f z_RMLP / C``, giving up the share ``f`` of the
+      LP value for a cheaper proof (every literal then costs ``t``); ``f`` starts at
+      ``share`` and is bisected between the largest share that failed (a clause found or the
+      node limit) and the smallest that was proven (tripled while none was).
+
+    (Dinkelbach's step ``t = -r_k`` reaches ``t*`` with exact pricing but, measured on pima
+    and heart, its proofs at ``t`` just above ``lambda`` fail at any affordable node limit.)
+    """
+    cov_cache: dict = {}
+
+    def ratio(cl) -> float:
+        if cl not in cov_cache:
+            cov = np.logical_and.reduce(st.X[:, list(cl)], axis=1)
+            cov_cache[cl] = st.lam0 + st.lam1 * len(cl) + float(duals.v[cov].sum())
+        return cov_cache[cl] / (1 + len(cl))
+
+    b0 = complexity_bound_at(st, duals, zlb, ub)
+    best = DualSearch(b0, duals.lam, zlb, duals, [(duals.lam, zlb, b0, None)])
+    if st.C is None or zlb >= -tol or steps <= 0:
+        return best
+    scale = max(abs(duals.rmlp), 1e-9) / st.C
+    lo, hi, f = 0.0, None, float(share)
+    pool = [tuple(c) for c in found if len(c)]
+    for _ in range(steps):
+        if pool and duals.base + min(map(ratio, pool)) * st.C <= max(best.bound, best_known):
+            break                                  # these mu cannot give a better bound
+        t = duals.lam + f * scale
+        dt = at_complexity_dual(st, duals, t)
+        classes, clauses, complete = price_at(dt, f)
+        z = min(zc for _, zc in classes)
+        b = knapsack_bound(st, dt, classes, ub)
+        best.steps.append((t, z, b, complete, classes))
+        if b > best.bound:
+            best.bound, best.t, best.z, best.duals = b, t, z, dt
+        new = [tuple(c) for c in clauses if len(c)]
+        best.clauses.extend(new)
+        pool += new
+        if complete and not new:                   # proven: try giving up less
+            hi = f
+            best.share = f
+        else:
+            lo = f
+        if hi is None:
+            if f >= 0.9:
+                break
+            f = min(0.9, 3 * f)
+        else:
+            f = (lo + hi) / 2 if lo > 0 else hi / 3
+    return best
 
 
 def gap_closing_threshold(st, duals: Duals, zlb: float, ip_obj: float) -> float:

@@ -60,7 +60,15 @@ its ``min(0, rc)`` is added to ``L`` and ``z_CG`` and ``N`` concern the other cl
 is an integer (unit or integer weights, integer penalties) the bound is rounded up.
 
 The paper states ``ceil(z_RMLP + (C/2) z_CG)``; ``floor(C/2)`` is valid too because the
-inequality is applied to integer solutions.  Bounds are kept over the iterations (the best
+inequality is applied to integer solutions.  The inequality holds at *any* complexity dual
+``t >= 0``, not only the LP's ``lambda``, and clause by clause length (a knapsack over the
+lengths that fit in ``C``): ``bounds.py`` derives it and searches ``t`` each iteration where
+pricing's best clause is mild (``bound_search_steps`` branch-and-bound calls at larger ``t``,
+short clauses priced exactly, long ones only down to a small negative threshold), so that a
+fit stopped before the LP is optimal still certifies a bound ``B(mu) - t C - ...`` instead of
+``0``.  ``smoothing`` (Wentges) prices at a convex combination of the LP's duals and those of
+the best bound so far.  The certificate's message and ``stats["bound_class"]`` name the class
+the bound holds over (clauses of 1..D literals, the empty clause) and say when it is trivial.  Bounds are kept over the iterations (the best
 one is reported); ``history`` has one entry per iteration (``rmlp``, ``pricing_bound``,
 ``lower_bound``; ``objective`` is the best rule set known: the empty one until the restricted
 IP), periodic samples of the restricted IP's incumbent (``history_every``) and a final entry.
@@ -98,7 +106,8 @@ from ...monitor import Monitor, catch_interrupt, interrupt_requested
 from ...models.ruleset import RuleSet, check_complexity_bound, ruleset_objective
 from .. import cpsat as cx
 from .. import highs as hx
-from .bounds import Duals, gap_closing_threshold, lagrangian_bound, read_duals
+from .bounds import (DualSearch, Duals, complexity_dual_search, gap_closing_threshold,
+                     read_duals)
 from .master import RestrictedMaster
 from .pricing import PRICING_MODES, PricingRound, price, price_by_branch_and_bound
 from .restricted_ip import RestrictedIP, resolve, seconds_left, solve_restricted_ip
@@ -113,11 +122,12 @@ class ColGenOptions:
     """``C``: sum over clauses of (1 + literals) <= C.  ``None``: penalized form only."""
     max_clause_length: int | None = None
     """``D``: literals per clause; default ``C - 1`` (no restriction), or 10 without ``C``."""
-    empty_clause: bool = False
+    empty_clause: bool = True
     """Admit the empty conjunction (no literal: always true, complexity 1) as a clause.  The
-    paper's pricing problem (6)-(10) admits it and AIX360's BooleanRuleCG returns it; off by
-    default (then a clause has >= 1 literal and ``C >= 2``).  It is a column of the master
-    from the start, so pricing searches the non-empty clauses only; with it ``C >= 1``."""
+    paper's pricing problem (6)-(10) admits it and AIX360's BooleanRuleCG returns it, and
+    "predict 1 everywhere" is a model users expect; on by default (then ``C >= 1``; off: a
+    clause has >= 1 literal and ``C >= 2``).  It is a column of the master from the start,
+    so pricing searches the non-empty clauses only."""
     form: str = "dnf"
     fn_weight: float = 1.0
     """Weight of a false negative (of the learned class) relative to one false-positive hit."""
@@ -177,6 +187,18 @@ class ColGenOptions:
     """Clauses (sets of feature indices, in the learned DNF's features) to start from, e.g.
     the ``column_pool`` of an earlier :class:`ColgenSolution` on the same data (any complexity bound:
     a clause is a valid column whatever C is).  Clauses longer than D are skipped."""
+    smoothing: float = 0.0
+    """Wentges dual smoothing ``alpha`` in [0, 1) (0: price at the LP's duals)."""
+    bound_search_steps: int = 3
+    """Pricing calls per iteration that search the complexity dual maximising the Lagrangian
+    bound (``bounds.py``: the bound normalised by clause complexity); 0: the paper's bound at
+    the LP's dual only."""
+    bound_short_length: int = 3
+    """In that search, clauses of at most this many literals are priced exactly and longer
+    ones (at most ``floor(C / (length + 2))`` fit) only down to a small negative threshold."""
+    bound_node_limit: int | None = 200_000
+    """Node limit of each of those branch-and-bound calls (deterministic; a call stopped by
+    it still proves a bound)."""
     workers: int = 1
     seed: int = DEFAULT_SEED
     tol: float = 1e-7
@@ -220,16 +242,23 @@ def _validate(problem, o: ColGenOptions) -> None:
     if (isinstance(o.history_every, bool) or not isinstance(o.history_every, (int, float))
             or not o.history_every >= 0):
         raise ValueError(f"history_every must be a number of seconds >= 0, got {o.history_every!r}")
-    for name in ("max_iter", "max_columns", "ip_node_limit"):
+    for name in ("max_iter", "max_columns", "ip_node_limit", "bound_node_limit"):
         setattr(o, name, check_count_limit(getattr(o, name), name, minimum=0))
     K = o.close_gap_max_columns
     if isinstance(K, bool) or not isinstance(K, (int, np.integer)) or K < 1:
         raise ValueError(f"close_gap_max_columns must be a positive integer, got {K!r}")
+    if isinstance(o.bound_search_steps, bool) or not isinstance(o.bound_search_steps, (int, np.integer)) \
+            or o.bound_search_steps < 0:
+        raise ValueError(f"bound_search_steps must be an integer >= 0, got {o.bound_search_steps!r}")
+    if o.bound_short_length < 1:
+        raise ValueError(f"bound_short_length must be >= 1, got {o.bound_short_length!r}")
     if o.columns_per_iter < 1 or o.heuristic_max_length < 1 or o.heuristic_max_generated < 0:
         raise ValueError("columns_per_iter and heuristic_max_length must be >= 1")
     if (isinstance(o.beam_width, bool) or not isinstance(o.beam_width, (int, np.integer))
             or o.beam_width < 1):
         raise ValueError(f"beam_width must be an integer >= 1, got {o.beam_width!r}")
+    if not 0 <= o.smoothing < 1:
+        raise ValueError(f"smoothing must be in [0, 1), got {o.smoothing!r}")
     if not 0 <= o.ip_time_fraction < 1:
         raise ValueError(f"ip_time_fraction must be in [0, 1), got {o.ip_time_fraction!r}")
     if problem.n_antecedents == 0:
@@ -354,6 +383,8 @@ class _Run:
     stop_term: Termination | None = None
     stop_msg: str = ""
     sampled_any: bool = False
+    mispricings: int = 0
+    share: float = 0.1                       # complexity-dual search: share to start from
     it: int = 0
     cg_time: float = 0.0
     gap_info: dict = dataclasses.field(default_factory=dict)
@@ -475,18 +506,48 @@ def _iterate(run: _Run) -> None:
     if run.cg_end.expired():
         run.halt("time_limit", Termination.TIME_LIMIT, "time limit in column generation")
         return
-    duals = _solve_lp(run)
-    if duals is None:
+    lp = _solve_lp(run)
+    if lp is None:
         return
+    duals = _separation_point(run, lp)   # the LP's duals, or smoothed toward the best bound's
     rnd = price(run.st.X, duals.v, duals.const, duals.lit, run.st.D, run.o, rng=run.rng,
                 iteration=run.it, cg_deadline=run.cg_end,
                 improving=lambda inst, r: _improving(run.st, duals, inst, r, run.o.tol),
                 times=run.times, calls=run.calls, log=run.pricing_log, monitor=run.monitor)
     run.sampled_any |= rnd.sampled
-    _update_bound(run, duals, rnd)
-    if run.check_stop() or _converged(run, rnd):
+    _update_bound(run, duals, rnd, smoothed=duals is not lp)
+    if run.check_stop():
+        return
+    if duals is not lp:
+        # smoothed pricing: the master needs the clauses that improve at the LP's duals;
+        # none (a mis-pricing) moves the next separation point closer to the LP's duals
+        rnd.clauses = [c for c in rnd.clauses if _reduced_cost(run.st, lp, c) < -run.o.tol]
+        if not rnd.clauses:
+            run.mispricings += 1
+            _add_round(run, [])
+            return
+    run.mispricings = 0
+    if _converged(run, rnd):
         return
     _add_round(run, rnd.clauses)
+
+
+def _reduced_cost(st: _State, duals: Duals, clause) -> float:
+    return duals.const + duals.lit * len(clause) + float(duals.v[st.coverage(clause)].sum())
+
+
+def _separation_point(run: _Run, lp: Duals) -> Duals:
+    """Wentges smoothing: ``alpha mu_center + (1 - alpha) mu_LP`` with the LP's complexity
+    dual, the center being the duals of the best Lagrangian bound so far;
+    ``alpha`` is ``smoothing`` to the power 1 + consecutive mis-pricings (the LP's duals
+    once below 1%)."""
+    alpha = run.o.smoothing ** (1 + run.mispricings) if run.o.smoothing else 0.0
+    if alpha < 0.01 or run.best_duals is None:
+        return lp
+    c = run.best_duals[1]
+    # mu only: the complexity dual of the center was chosen by the bound's own search
+    return read_duals(run.st, lp.rmlp, alpha * c.mu + (1 - alpha) * lp.mu, lp.lam,
+                      run.o.empty_clause)
 
 
 def _solve_lp(run: _Run) -> Duals | None:
@@ -525,20 +586,37 @@ def _improving(st: _State, duals: Duals, inst, r, tol: float) -> list[tuple[int,
     return new
 
 
-def _update_bound(run: _Run, duals: Duals, rnd: PricingRound) -> None:
-    """This iteration's Lagrangian bound, the best bound so far and the history entry."""
+def _update_bound(run: _Run, duals: Duals, rnd: PricingRound, smoothed: bool = False) -> None:
+    """This iteration's Lagrangian bound (at the best complexity dual found, see
+    ``bounds.py``), the best bound so far and the history entry; the improving clauses the
+    dual search found join the round's."""
     st, zlb = run.st, rnd.bound
-    lb_it = lagrangian_bound(st, duals, zlb, run.ub_empty)
+    sr = _dual_search(run, duals, rnd)
+    lb_it = sr.bound
     if lb_it > run.best_bound:
         run.best_bound = lb_it
-        run.bound_kind = ("lp_optimal" if zlb >= -run.o.tol
-                          else f"lagrangian ({rnd.bound_kind} pricing bound)")
+        if zlb >= -run.o.tol:
+            run.bound_kind = ("lagrangian at smoothed duals (pricing proved no negative "
+                              "reduced cost there)" if smoothed else "lp_optimal")
+        elif sr.t != duals.lam:
+            run.bound_kind = (f"lagrangian normalised by complexity (complexity dual "
+                              f"{sr.t:.6g} > LP's {duals.lam:.6g}, bnb pricing bound)")
+        else:
+            run.bound_kind = f"lagrangian ({rnd.bound_kind} pricing bound)"
     if run.best_duals is None or lb_it >= run.best_duals[0]:
-        run.best_duals = (lb_it, duals, zlb)
+        run.best_duals = (lb_it, sr.duals, sr.z)
+    if sr.clauses:
+        have = set(rnd.clauses)
+        for cl in sr.clauses:
+            g = _irredundant(st.X, tuple(sorted(cl)))
+            if g not in have and st.coverage(g).tobytes() not in st.keys:
+                have.add(g)
+                rnd.clauses.append(g)
     _record(run, {"time": time.perf_counter() - run.t0, "iteration": run.it,
                         "objective": None, "lower_bound": run.best_bound,
                         "rmlp": run.last_rmlp, "pricing_bound": zlb,
-                        "pricing_bound_kind": rnd.bound_kind,
+                        "pricing_bound_kind": rnd.bound_kind, "complexity_dual": sr.t,
+                        "iteration_bound": lb_it, "complexity_dual_steps": sr.steps,
                         "columns": run.master.n_columns, "new_columns": len(rnd.clauses)})
     log.debug("cg iter %d: rmlp=%.6g zlb=%.6g bound=%.6g new=%d", run.it, run.last_rmlp, zlb,
               run.best_bound, len(rnd.clauses))
@@ -552,6 +630,44 @@ def _record(run: _Run, entry: dict) -> None:
     obj, lb = entry.pop("objective"), entry.pop("lower_bound")
     entry["iterations"] = entry.pop("iteration", run.it)
     run.monitor.sample(run.ub_empty if obj is None else obj, lb, event="iteration", **entry)
+
+
+def _dual_search(run: _Run, duals: Duals, rnd: PricingRound) -> DualSearch:
+    """The complexity dual search of ``bounds.py``, pricing by the exact branch-and-bound on
+    the full data (node-limited: its bound at the limit is proven)."""
+    o, st = run.o, run.st
+
+    def price_at(dt: Duals, share: float):
+        tp = time.perf_counter()
+        bb = dict(K=o.columns_per_iter, node_limit=o.bound_node_limit, deadline=run.cg_end.end)
+        L = o.bound_short_length
+        if st.D <= L or st.C is None or share <= 0:
+            r = price_by_branch_and_bound(st.X, dt.v, dt.const, dt.lit, st.D, upper=0.0, **bb)
+            out = [(2, r.bound)], r.clauses, r.complete
+        else:
+            # short clauses exactly; the few long ones that fit (complexity >= L + 2) only
+            # down to u: a proof much cheaper than rc >= 0 (bounds.knapsack_bound)
+            rs_ = price_by_branch_and_bound(st.X, dt.v, dt.const, dt.lit, L, upper=0.0, **bb)
+            n_long = max(1, math.floor(st.C / (L + 2)))
+            u = -share * max(abs(dt.rmlp), 1e-9) / n_long
+            rl = price_by_branch_and_bound(st.X, dt.v, dt.const, dt.lit, st.D, upper=u, **bb)
+            out = ([(2, rs_.bound), (L + 2, rl.bound)], rs_.clauses + rl.clauses,
+                   rs_.complete and rl.complete)
+        run.times["bound_search"] = run.times.get("bound_search", 0.0) + time.perf_counter() - tp
+        run.calls["bound_search"] = run.calls.get("bound_search", 0) + 1
+        return out
+
+    # only where pricing's best clause is mild (the paper's bound with it as z_CG would lose
+    # under 30% of z_RMLP): far from convergence no t makes these duals a good bound
+    rc_best = min((_reduced_cost(st, duals, c) for c in rnd.clauses), default=0.0)
+    mild = st.C is None or rc_best * st.C / 2 >= -0.3 * abs(duals.rmlp)
+    steps = o.bound_search_steps if mild and not run.cg_end.expired() else 0
+    sr = complexity_dual_search(st, duals, rnd.bound, rnd.clauses, run.ub_empty, price_at,
+                                steps, o.tol, best_known=run.best_bound, share=run.share)
+    if steps:   # the next iteration starts from a little below the last proven share
+        run.share = 0.1 if sr.share is None and run.share >= 0.9 else (
+            min(0.9, 3 * run.share) if sr.share is None else max(0.01, 0.7 * sr.share))
+    return sr
 
 
 def _converged(run: _Run, rnd: PricingRound) -> bool:
@@ -660,6 +776,8 @@ def _finalize(run: _Run, ip: RestrictedIP, problem) -> ColgenSolution:
         stats=_stats(run, ip, rs, score, clauses))
     if not cert.proven_optimal and unproven_msg is not None:
         cert.message = unproven_msg
+    cert.message = f"{cert.message}; {_bound_message(run, cert)}" if cert.message \
+        else _bound_message(run, cert)
     run.history.append({"time": time.perf_counter() - run.t0, "iteration": run.it,
                         "objective": objective, "lower_bound": cert.lower_bound,
                         "phase": "restricted IP", "event": "end"})
@@ -683,10 +801,26 @@ def _termination(run: _Run, ip: RestrictedIP) -> tuple[Termination, str | None]:
                                          "its column cap")
 
 
+def _bound_class(run: _Run) -> str:
+    """The rule sets over which the lower bound holds."""
+    st = run.st
+    cl = f"clauses of 1..{st.D} literals" + (" and the empty clause" if run.o.empty_clause else "")
+    cx_ = f"complexity <= {st.C:g}" if st.C is not None else "any complexity (penalized)"
+    return f"{run.o.form.upper()} rule sets of {cx_} over {cl}"
+
+
+def _bound_message(run: _Run, cert: Certificate) -> str:
+    if cert.lower_bound <= 0.0 and cert.objective > 0.0:
+        return (f"the lower bound is trivial (0): nothing proven by pricing gave a positive "
+                f"bound over {_bound_class(run)}")
+    return f"lower bound ({run.bound_kind}) over {_bound_class(run)}"
+
+
 def _stats(run: _Run, ip: RestrictedIP, rs: RuleSet, score, clauses) -> dict:
     """The certificate's ``stats`` (a record for humans and JSON)."""
     st, stop = run.st, run.stop
-    return {"bound_kind": run.bound_kind, "stop_reason": stop, "cg_iterations": run.it,
+    return {"bound_kind": run.bound_kind, "bound_class": _bound_class(run),
+            "bound_trivial": run.best_bound <= 0.0, "stop_reason": stop, "cg_iterations": run.it,
             "columns": run.master.n_columns, "rmlp_objective": run.last_rmlp,
             "lp_converged": stop == "converged",
             "lp_bound_attained": stop in ("converged", "lp_bound_attained"),

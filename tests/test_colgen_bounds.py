@@ -1,0 +1,289 @@
+"""Column generation's lower bounds: the Lagrangian bound at any complexity dual (normalised by
+clause complexity), the complexity-dual search, Wentges smoothing, the certificate's account
+of the bound; all checked against brute force on tiny instances and under deterministic
+limits.  Also the empty clause's default and the C / D checks."""
+import itertools
+import math
+
+import numpy as np
+import pytest
+
+from rulecert.mipmodels.colgen import ColGenOptions, solve
+from rulecert.mipmodels.colgen.bounds import (at_complexity_dual, complexity_bound_at,
+                                              complexity_dual_search, knapsack_bound,
+                                              lagrangian_bound, read_duals)
+from rulecert.mipmodels.colgen.loop import _State
+from rulecert.models.ruleset import ruleset_objective
+from rulecert.problem import RuleProblem
+from rulecert.reference import brute_force_ruleset
+
+
+def _instance(seed, n=24, d=7, noise=0.2):
+    rng = np.random.default_rng(seed)
+    X = rng.random((n, d)) < rng.uniform(0.35, 0.65)
+    y = (X[:, 0] & X[:, 1]) | (X[:, 2] & ~X[:, 3] & X[:, 4])
+    y = (y ^ (rng.random(n) < noise)).astype(int)
+    if y.sum() in (0, n):
+        y[0] = 1 - y[0]
+    return X, y
+
+
+def _problem(X, y):
+    return RuleProblem.from_matrix(X, y, [f"f{j}" for j in range(X.shape[1])])
+
+
+def _all_clauses(d, D):
+    for k in range(1, D + 1):
+        yield from itertools.combinations(range(d), k)
+
+
+def _exact_min_rc(st, duals):
+    """min over the non-empty clauses of 1..D literals of rc(t), by enumeration."""
+    best = math.inf
+    for cl in _all_clauses(st.d, st.D):
+        cov = np.logical_and.reduce(st.X[:, list(cl)], axis=1)
+        best = min(best, duals.const + duals.lit * len(cl) + float(duals.v[cov].sum()))
+    return best
+
+
+# ---- the mathematics, at arbitrary duals ------------------------------------------------------
+@pytest.mark.parametrize("seed", range(12))
+@pytest.mark.parametrize("empty", [False, True])
+def test_bound_at_any_duals_never_exceeds_the_optimum(seed, empty):
+    """Bound (1) holds for every mu >= 0 and every complexity dual t >= 0 (not only the LP's),
+    with the exact pricing minimum or any lower bound on it; the complexity-normalised choice
+    t* = -min_k rc_k(0)/c_k gives B(mu) + r C, at least the paper's bound with N = C/2."""
+    X, y = _instance(seed)
+    rng = np.random.default_rng(1000 + seed)
+    C = int(rng.integers(3 if not empty else 1, 9))
+    D = int(rng.integers(1, 4))
+    p = _problem(X, y)
+    _, opt = brute_force_ruleset(X, y, C, D, empty_clause=empty)
+    st = _State(p, ColGenOptions(complexity_bound=C, max_clause_length=D, empty_clause=empty))
+    for _ in range(6):
+        mu = rng.uniform(0, 1, len(st.P)) * st.a * rng.choice([0.3, 1.0])
+        base = read_duals(st, 0.0, mu, 0.0, empty)
+        # t* of the module doc: the most negative reduced cost per unit of complexity at t=0
+        r = min((base.const + base.lit * len(cl)
+                 + float(base.v[np.logical_and.reduce(st.X[:, list(cl)], axis=1)].sum()))
+                / (1 + len(cl)) for cl in _all_clauses(st.d, st.D))
+        bounds = []
+        for t in [0.0, float(rng.uniform(0, 2)), float(rng.uniform(0, 6)), max(0.0, -r)]:
+            dt = at_complexity_dual(st, base, t)
+            z = _exact_min_rc(st, dt)
+            b = complexity_bound_at(st, dt, z, math.inf)
+            assert b <= opt + 1e-9, (t, b, opt)
+            # a weaker proven pricing bound gives a weaker, still valid bound
+            assert complexity_bound_at(st, dt, z - 1.5, math.inf) <= b + 1e-9
+            # never below the paper's form at the same duals
+            assert b >= lagrangian_bound(st, dt, z, math.inf) - 1e-9
+            bounds.append(b)
+        if r < 0:
+            ts = at_complexity_dual(st, base, -r)
+            assert _exact_min_rc(st, ts) >= -1e-9
+            ratio_bound = base.base + r * C + (min(0.0, base.empty_rc0 - r) if empty else 0.0)
+            assert bounds[-1] >= st.round_bound(ratio_bound) - 1e-9
+            # and, with N = C/2 (no floor, the LP's count), above the paper's form at any t
+            for t, b in zip([0.0], bounds):
+                dt = at_complexity_dual(st, base, t)
+                paper_lp = dt.lagrangian + C / 2 * min(0.0, _exact_min_rc(st, dt))
+                assert bounds[-1] >= math.floor(paper_lp + 1e-6) - 1e-9
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_knapsack_bound_by_clause_length(seed):
+    """Per-length pricing bounds (exact minimum per length, or any lower bound on it) in the
+    knapsack over lengths never exceed the optimum and are at least the one-class bound."""
+    X, y = _instance(seed + 200, n=26, d=7)
+    rng = np.random.default_rng(seed)
+    C, D = int(rng.integers(5, 14)), int(rng.integers(2, 5))
+    empty = bool(seed % 2)
+    p = _problem(X, y)
+    _, opt = brute_force_ruleset(X, y, C, D, empty_clause=empty)
+    st = _State(p, ColGenOptions(complexity_bound=C, max_clause_length=D, empty_clause=empty))
+    for _ in range(5):
+        mu = rng.uniform(0, 1, len(st.P)) * st.a
+        dt = read_duals(st, 0.0, mu, float(rng.uniform(0, 3)), empty)
+        per = {}
+        for cl in _all_clauses(st.d, st.D):
+            cov = np.logical_and.reduce(st.X[:, list(cl)], axis=1)
+            rc = dt.const + dt.lit * len(cl) + float(dt.v[cov].sum())
+            per[len(cl)] = min(per.get(len(cl), math.inf), rc)
+        exact = [(1 + k, z) for k, z in per.items()]
+        b = knapsack_bound(st, dt, exact, math.inf)
+        assert b <= opt + 1e-9
+        assert b >= complexity_bound_at(st, dt, min(per.values()), math.inf) - 1e-9
+        for L in range(1, st.D):         # two classes: <= L exact, > L a weaker bound
+            zs = min(z for k, z in per.items() if k <= L)
+            zl = min(z for k, z in per.items() if k > L) - float(rng.uniform(0, 2))
+            assert knapsack_bound(st, dt, [(2, zs), (L + 2, zl)], math.inf) <= opt + 1e-9
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_complexity_dual_search_with_exact_pricing(seed):
+    """The search, pricing exactly by enumeration, keeps the best of its steps, never exceeds
+    the optimum and returns only clauses that improve at the starting dual."""
+    X, y = _instance(seed + 50)
+    rng = np.random.default_rng(seed)
+    C, D = int(rng.integers(4, 10)), int(rng.integers(2, 4))
+    p = _problem(X, y)
+    _, opt = brute_force_ruleset(X, y, C, D, empty_clause=True)
+    st = _State(p, ColGenOptions(complexity_bound=C, max_clause_length=D, empty_clause=True))
+    mu = rng.uniform(0, 1, len(st.P)) * st.a
+    lam = float(rng.uniform(0, 1))
+    duals = read_duals(st, float(rng.uniform(1, 10)), mu, lam, True)
+    calls = []
+
+    def price_at(dt, share):
+        calls.append(dt.lam)
+        found = []
+        for cl in _all_clauses(st.d, st.D):
+            cov = np.logical_and.reduce(st.X[:, list(cl)], axis=1)
+            if dt.const + dt.lit * len(cl) + float(dt.v[cov].sum()) < 0:
+                found.append(cl)
+        return [(2, min(0.0, _exact_min_rc(st, dt)))], found[:5], True
+
+    z0 = _exact_min_rc(st, duals)
+    sr = complexity_dual_search(st, duals, z0, [], math.inf, price_at, steps=4)
+    assert len(calls) <= 4 and all(t >= lam for t in calls)
+    assert sr.bound <= opt + 1e-9
+    assert sr.bound == max(s[2] for s in sr.steps)
+    assert sr.bound >= complexity_bound_at(st, duals, z0, math.inf)
+    for cl in sr.clauses:
+        cov = np.logical_and.reduce(st.X[:, list(cl)], axis=1)
+        assert duals.const + duals.lit * len(cl) + float(duals.v[cov].sum()) < 0
+
+
+# ---- end to end, under deterministic limits -----------------------------------------------------
+LIMITS = [  # max_iter, smoothing, bound_search_steps, bound_node_limit, bnb_node_limit, pricing
+    (1, 0.0, 3, 200, 200, "bnb"),
+    (2, 0.5, 3, 50, 100, "bnb"),
+    (3, 0.8, 2, 500, None, "auto"),
+    (4, 0.0, 0, None, 300, "heuristic"),
+    (6, 0.5, 4, 100, 2000, "bnb"),
+]
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("limits", LIMITS, ids=[f"it{l[0]}-a{l[1]}-s{l[2]}" for l in LIMITS])
+def test_bound_under_limits_never_exceeds_brute_force(seed, limits):
+    it, alpha, steps, bnl, pnl, pricing = limits
+    X, y = _instance(seed + 7, n=30, d=8)
+    C, D = [(6, 3), (9, 3), (12, 4), (5, 2), (8, 7), (10, 9)][seed]
+    p = _problem(X, y)
+    _, opt = brute_force_ruleset(X, y, C, D)
+    rs, cert = solve(p, complexity_bound=C, max_clause_length=D, max_iter=it, smoothing=alpha,
+                     bound_search_steps=steps, bound_node_limit=bnl, bnb_node_limit=pnl,
+                     pricing=pricing, pricing_deterministic_time=5.0, close_gap=False)
+    assert math.isclose(ruleset_objective(rs, p).objective, cert.objective, abs_tol=1e-9)
+    assert cert.objective >= opt - 1e-9 and rs.complexity <= C
+    assert cert.lower_bound <= opt + 1e-9
+    for h in cert.history:
+        if "iteration_bound" in h:
+            assert h["iteration_bound"] <= opt + 1e-9
+    if cert.proven_optimal:
+        assert math.isclose(cert.objective, opt)
+    assert "1.." in cert.stats["bound_class"] and f"<= {C:g}" in cert.stats["bound_class"]
+
+
+@pytest.mark.parametrize("alpha", [0.0, 0.5])
+def test_bound_never_decreases_when_the_fit_runs_longer(alpha):
+    """Same seed and deterministic limits: a longer run repeats the shorter one and then keeps
+    the best bound, so the certified bound is non-decreasing in max_iter."""
+    X, y = _instance(3, n=60, d=10, noise=0.25)
+    p = _problem(X, y)
+    kw = dict(complexity_bound=10, max_clause_length=4, smoothing=alpha, bnb_node_limit=400,
+              bound_node_limit=300, pricing="bnb", close_gap=False, seed=3)
+    bounds, hists = [], []
+    for it in range(1, 9):
+        _, cert = solve(p, max_iter=it, **kw)
+        bounds.append(cert.lower_bound)
+        hists.append([h["lower_bound"] for h in cert.history if "iteration_bound" in h])
+    assert all(b1 <= b2 + 1e-12 for b1, b2 in zip(bounds, bounds[1:])), bounds
+    for short, long in zip(hists, hists[1:]):
+        assert long[:len(short)] == short          # the longer run repeats the shorter one
+    _, opt = brute_force_ruleset(X, y, 10, 4)
+    assert bounds[-1] <= opt + 1e-9
+
+
+def test_smoothing_and_search_reach_the_optimum_when_run_to_convergence():
+    X, y = _instance(11, n=40, d=8)
+    p = _problem(X, y)
+    _, opt = brute_force_ruleset(X, y, 9, 3)
+    for alpha in (0.0, 0.5, 0.9):
+        rs, cert = solve(p, complexity_bound=9, max_clause_length=3, smoothing=alpha,
+                         pricing="bnb")
+        assert cert.proven_optimal and math.isclose(cert.objective, opt)
+        assert math.isclose(ruleset_objective(rs, p).objective, opt)
+
+
+def test_trivial_bound_is_said_in_the_certificate():
+    # one iteration, the pricing heuristic only (no proof), no search: nothing beats 0
+    X, y = _instance(5, n=60, d=10, noise=0.3)
+    p = _problem(X, y)
+    _, cert = solve(p, complexity_bound=12, max_clause_length=5, max_iter=1, pricing="heuristic",
+                    heuristic_max_generated=0, bound_search_steps=0, close_gap=False)
+    assert cert.lower_bound == 0.0 and cert.objective > 0
+    assert cert.stats["bound_trivial"] is True
+    assert "trivial" in cert.message and "1..5 literals" in cert.message
+    assert not cert.proven_optimal
+    # the same data run to convergence: the message names the bound and its class instead
+    _, cert = solve(p, complexity_bound=12, max_clause_length=5, pricing="bnb")
+    assert cert.lower_bound > 0 and "trivial" not in cert.message
+    assert "DNF rule sets of complexity <= 12 over clauses of 1..5 literals and the empty clause" \
+        in cert.message
+
+
+def test_options_are_checked():
+    X, y = _instance(0)
+    p = _problem(X, y)
+    with pytest.raises(ValueError, match="smoothing"):
+        solve(p, smoothing=1.0)
+    with pytest.raises(ValueError, match="bound_search_steps"):
+        solve(p, bound_search_steps=-1)
+    with pytest.raises(ValueError, match="bound_node_limit"):
+        solve(p, bound_node_limit=-5)
+
+
+# ---- the empty clause by default; C and D checks ------------------------------------------------
+def test_empty_clause_is_on_by_default_and_C_checks_follow_it():
+    from rulecert.estimators import BooleanRuleCGClassifier, BooleanRuleCGCV
+    assert ColGenOptions().empty_clause is True
+    assert BooleanRuleCGClassifier().empty_clause is True
+    assert BooleanRuleCGCV([1, 5]).empty_clause is True
+    X, y = _instance(2)
+    p = _problem(X, y)
+    rs, cert = solve(p, complexity_bound=1)          # only the empty rule set or "always 1"
+    assert rs.complexity <= 1 and cert.proven_optimal
+    _, opt = brute_force_ruleset(X, y, 1, 1, empty_clause=True)
+    assert math.isclose(cert.objective, opt)
+    assert math.isclose(opt, min(y.sum(), len(y) - y.sum()))
+    clf = BooleanRuleCGClassifier(1).fit(X.astype(int), y)
+    assert clf.complexity_ <= 1
+    with pytest.raises(ValueError, match=r"complexity_bound C=0.5 < 1"):
+        solve(p, complexity_bound=0.5)
+    with pytest.raises(ValueError, match=r"complexity_bound C=1.5 < 2"):
+        solve(p, complexity_bound=1.5, empty_clause=False)
+    with pytest.raises(ValueError, match="complexity_bound=1 < 2"):
+        BooleanRuleCGClassifier(1, empty_clause=False).fit(X.astype(int), y)
+    with pytest.raises(ValueError, match="max_clause_length D must be an integer >= 1"):
+        solve(p, complexity_bound=5, max_clause_length=0)
+
+
+# ---- the deterministic benchmark ---------------------------------------------------------------
+def test_deterministic_bounds_table_prints_the_same_twice(shared_data, capsys, monkeypatch):
+    """brcg_bounds.py runs on counted limits only (iterations, nodes) with a fixed seed: two
+    runs of the same code print the identical table."""
+    from pathlib import Path
+    exp = str(Path(__file__).resolve().parents[1] / "experiments")
+    monkeypatch.syspath_prepend(exp)
+    import brcg_bounds
+    argv = ["--datasets", "liver", "--C", "6", "--max-iter", "4", "--bnb-nodes", "20000",
+            "--bound-nodes", "20000", "--no-times"]
+    tables = []
+    for _ in range(2):
+        brcg_bounds.main(argv)
+        tables.append(capsys.readouterr().out)
+    assert tables[0] == tables[1]
+    assert "| liver | 345 x 90 | 6 |" in tables[0]
+    assert "Limits (deterministic, seed 0): 4 column-generation iterations" in tables[0]
