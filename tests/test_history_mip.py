@@ -53,7 +53,9 @@ def test_rule_list_mip_history(backend):
 
 def test_column_generation_history_per_iteration(shared_data):
     from rulecert.mipmodels.colgen import solve
-    rs, cert = solve(pima_problem(shared_data), complexity_bound=25, time_limit=4.0,
+    # a deterministic iteration limit (the bound search makes iterations slower or faster
+    # with the machine's load): one sample per iteration, 12 of them
+    rs, cert = solve(pima_problem(shared_data), complexity_bound=25, max_iter=12,
                      history_every=0.1)
     assert_draws_the_run(cert)
     its = [e for e in cert.history if e.get("event") == "iteration"]
