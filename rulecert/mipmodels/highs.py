@@ -180,7 +180,14 @@ def run_watched(target: Callable[[], Any], stop_solver: Callable[[], None], watc
     is then None and the thread is left to stop by itself).
     """
     while _ABANDONED:  # an earlier run asked to stop: let it end before a new one starts
-        _ABANDONED.pop().join()
+        _ABANDONED[-1].join(POLL_SECONDS)
+        if not _ABANDONED[-1].is_alive():
+            _ABANDONED.pop()
+            continue
+        why = _stop_reason(monitor, None)
+        if why is not None:  # stopped while waiting for it: this run never started
+            watch.stop = why
+            return False, None
     out: dict[str, Any] = {}
     done = threading.Event()
 
