@@ -1,7 +1,5 @@
 """``python -m rulecert``: the ``rulecert`` command (:mod:`rulecert.cli`)."""
-import sys
-
-from .cli import main
+from .cli import run_command
 
 if __name__ == "__main__":
-    sys.exit(main())
+    run_command()

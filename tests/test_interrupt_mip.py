@@ -24,7 +24,7 @@ import pytest
 from rulecert.certificate import SolutionStatus, Termination
 from rulecert.models.rulelist import rule_list_objective
 from rulecert.models.ruleset import ruleset_objective
-from rulecert.monitor import catch_interrupt
+from rulecert.monitor import catch_interrupt, interrupt_requested
 from rulecert.problem import RuleProblem
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -151,15 +151,30 @@ def test_falling_mip_stops_on_sigint(solver):
 def test_second_sigint_aborts_at_once():
     from rulecert.mipmodels.rulelist import fit_rule_list_mip
     p = hard_rule_list_problem()
-    timers = [threading.Timer(t, os.kill, (os.getpid(), signal.SIGINT)) for t in (1.0, 1.05)]
+    running = threading.Event()
+    running.set()
+
+    def two_signals():      # the second once the first was seen, while the fit still runs
+        os.kill(os.getpid(), signal.SIGINT)
+        end = time.perf_counter() + 2.0
+        while not interrupt_requested() and time.perf_counter() < end:
+            time.sleep(0.001)
+        if running.is_set():
+            os.kill(os.getpid(), signal.SIGINT)
+
+    sender = threading.Timer(1.0, two_signals)
     t0 = time.perf_counter()
-    with pytest.raises(KeyboardInterrupt):
-        with catch_interrupt():
-            for t in timers:
-                t.start()
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                fit_rule_list_mip(p, 0.002, max_rules=5, warm_start="greedy")
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            with catch_interrupt():
+                sender.start()
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    fit_rule_list_mip(p, 0.002, max_rules=5, warm_start="greedy")
+                running.clear()
+    finally:
+        running.clear()
+        sender.join()       # no signal is left to reach a later test
     assert time.perf_counter() - t0 < 1.0 + STOP_SECONDS
 
 

@@ -61,5 +61,24 @@ def main(argv=None) -> int:
         warnings.showwarning = showwarning
 
 
+def run_command() -> None:
+    """The ``rulecert`` executable: :func:`main`, then exit with its code.
+
+    A Ctrl-C that arrives after the run's own handling (while the result is written or the
+    interpreter exits) still ends the command with exit code 130, never a traceback or a
+    death by signal.
+    """
+    import signal
+
+    from ._run import EXIT_INTERRUPTED
+    try:
+        code = main()
+        if code == EXIT_INTERRUPTED:
+            signal.signal(signal.SIGINT, signal.SIG_IGN)   # we are leaving with 130 anyway
+    except KeyboardInterrupt:
+        code = EXIT_INTERRUPTED
+    sys.exit(code)
+
+
 if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main())
+    run_command()
