@@ -97,8 +97,8 @@ from ...limits import Deadline, check_count_limit, check_positive, check_time_li
 from ...models.ruleset import RuleSet, check_complexity_bound, ruleset_objective
 from .. import cpsat as cx
 from .. import highs as hx
-from .bounds import (DualSearch, Duals, complexity_dual_search, gap_closing_threshold,
-                     read_duals)
+from .bounds import (DualSearch, Duals, complexity_dual_search, conflict_bound,
+                     gap_closing_threshold, read_duals)
 from .master import RestrictedMaster
 from .pricing import PRICING_MODES, PricingRound, price, price_by_branch_and_bound
 from .restricted_ip import RestrictedIP, resolve, seconds_left, solve_restricted_ip
@@ -428,6 +428,10 @@ def _setup(problem, o: ColGenOptions) -> _Run:
     run = _Run(o, st, RestrictedMaster(st.a, st.C, threads=1, seed=o.seed),
                np.random.default_rng(o.seed), end, cg_end, float(st.a.sum()),
                (1.0 - 1e-6) if st.integral else 1e-9)   # an integral objective moves by >= 1
+    b = conflict_bound(st)
+    if b > run.best_bound:
+        run.best_bound, run.bound_kind = b, ("lagrangian at the conflict duals (identical "
+                                             "samples with both labels)")
     if o.empty_clause:
         run.add_clauses([()])
     if o.initial_clauses or o.initial_solution:
