@@ -10,8 +10,8 @@ import pytest
 
 from rulecert.mipmodels.colgen import ColGenOptions, solve
 from rulecert.mipmodels.colgen.bounds import (at_complexity_dual, complexity_bound_at,
-                                              complexity_dual_search, knapsack_bound,
-                                              lagrangian_bound, read_duals)
+                                              complexity_dual_search, conflict_bound,
+                                              knapsack_bound, lagrangian_bound, read_duals)
 from rulecert.mipmodels.colgen.loop import _State
 from rulecert.models.ruleset import ruleset_objective
 from rulecert.problem import RuleProblem
@@ -152,6 +152,28 @@ def test_complexity_dual_search_with_exact_pricing(seed):
     for cl in sr.clauses:
         cov = np.logical_and.reduce(st.X[:, list(cl)], axis=1)
         assert duals.const + duals.lit * len(cl) + float(duals.v[cov].sum()) < 0
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_conflict_bound_on_duplicated_samples(seed):
+    """Identical samples with both labels: the conflict duals' bound, valid with no pricing at
+    all, never exceeds the optimum and is what a fit stopped at once still certifies."""
+    rng = np.random.default_rng(seed)
+    X0, _ = _instance(seed + 300, n=10, d=5)
+    X = X0[rng.integers(0, 10, 30)]                      # many duplicated rows
+    y = rng.integers(0, 2, 30)
+    y[:2] = [0, 1]
+    w = rng.integers(1, 3, 30).astype(float)
+    p = RuleProblem.from_matrix(X, y, [f"f{j}" for j in range(5)], sample_weight=w)
+    C, fnw = int(rng.integers(2, 8)), float(rng.choice([0.5, 1.0, 2.0]))
+    _, opt = brute_force_ruleset(X, y, C, 3, sample_weight=w, fn_weight=fnw, empty_clause=True)
+    st = _State(p, ColGenOptions(complexity_bound=C, max_clause_length=3, fn_weight=fnw))
+    _, _, pos, neg = p.groups
+    want = sum(min(fnw * a, b) for a, b in zip(pos, neg))
+    assert conflict_bound(st) == st.round_bound(want) and conflict_bound(st) <= opt + 1e-9
+    _, cert = solve(p, complexity_bound=C, max_clause_length=3, fn_weight=fnw, max_iter=1,
+                    pricing="heuristic", bound_search_steps=0, close_gap=False)
+    assert conflict_bound(st) <= cert.lower_bound <= opt + 1e-9
 
 
 # ---- end to end, under deterministic limits -----------------------------------------------------

@@ -109,6 +109,15 @@ def at_complexity_dual(st, duals: Duals, t: float) -> Duals:
     return dataclasses.replace(duals, lam=t, const=t + st.lam0, lit=t + st.lam1, lagrangian=L)
 
 
+def conflict_bound(st) -> float:
+    """The Lagrangian bound at the *conflict duals* ``mu_g = min(a_g, n_g)`` (``n_g`` the
+    negative mass of group ``g``), ``t = 0``: every ``v_g = n_g - mu_g >= 0``, so every
+    reduced cost is ``>= 0`` without pricing and the bound is ``B(mu) = sum_g min(a_g, n_g)``:
+    samples with identical features and both labels cost at least their minority whatever
+    the rule set.  Always valid, never needs a proof; weak unless such conflicts abound."""
+    return st.round_bound(float(np.minimum(st.a, st.neg[st.P]).sum()))
+
+
 def lagrangian_bound(st, duals: Duals, zlb: float, ub: float) -> float:
     """``L + N min(0, z_CG)`` (``N`` clauses at most in a solution of objective ``<= ub``),
     rounded up when the objective is integral (the paper's bound at ``duals.lam``)."""

@@ -106,8 +106,8 @@ from ...monitor import Monitor, catch_interrupt, interrupt_requested
 from ...models.ruleset import RuleSet, check_complexity_bound, ruleset_objective
 from .. import cpsat as cx
 from .. import highs as hx
-from .bounds import (DualSearch, Duals, complexity_dual_search, gap_closing_threshold,
-                     read_duals)
+from .bounds import (DualSearch, Duals, complexity_dual_search, conflict_bound,
+                     gap_closing_threshold, read_duals)
 from .master import RestrictedMaster
 from .pricing import PRICING_MODES, PricingRound, price, price_by_branch_and_bound
 from .restricted_ip import RestrictedIP, resolve, seconds_left, solve_restricted_ip
@@ -484,6 +484,10 @@ def _setup(problem, o: ColGenOptions, callback=None) -> _Run:
                                memory_limit_mb=resolve_memory_limit_mb(o.memory_limit_mb),
                                callback=callback, history_every=o.history_every))
     run.master.monitor = run.monitor
+    b = conflict_bound(st)
+    if b > run.best_bound:
+        run.best_bound, run.bound_kind = b, ("lagrangian at the conflict duals (identical "
+                                             "samples with both labels)")
     if o.empty_clause:
         run.add_clauses([()])
     if o.initial_clauses or o.initial_solution:
