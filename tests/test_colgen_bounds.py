@@ -16,16 +16,12 @@ from rulecert.mipmodels.colgen.loop import _State
 from rulecert.models.ruleset import ruleset_objective
 from rulecert.problem import RuleProblem
 from rulecert.reference import brute_force_ruleset
+from test_colgen import _instance as _colgen_instance
 
 
 def _instance(seed, n=24, d=7, noise=0.2):
-    rng = np.random.default_rng(seed)
-    X = rng.random((n, d)) < rng.uniform(0.35, 0.65)
-    y = (X[:, 0] & X[:, 1]) | (X[:, 2] & ~X[:, 3] & X[:, 4])
-    y = (y ^ (rng.random(n) < noise)).astype(int)
-    if y.sum() in (0, n):
-        y[0] = 1 - y[0]
-    return X, y
+    """The column-generation tests' tiny random instances, a little smaller by default."""
+    return _colgen_instance(seed, n=n, d=d, noise=noise)
 
 
 def _problem(X, y):
