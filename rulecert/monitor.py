@@ -187,11 +187,15 @@ class Monitor:
         now = self.deadline.elapsed()
         if now >= self._next_memory:        # read also without a cap: peak_memory_mb
             self._next_memory = now + self.memory_every
-            mb = self.memory_mb()
-            if self.memory_limit_mb is not None and mb >= self.memory_limit_mb:
-                return (Termination.MEMORY_LIMIT,
-                        f"resident memory {mb:.0f} MB reached memory_limit_mb="
-                        f"{self.memory_limit_mb:g}")
+            return self.memory_reason()
+        return None
+
+    def memory_reason(self) -> tuple[Termination, str] | None:
+        """``(MEMORY_LIMIT, message)`` when the resident memory, read now, reached the cap."""
+        mb = self.memory_mb()
+        if self.memory_limit_mb is not None and mb >= self.memory_limit_mb:
+            return (Termination.MEMORY_LIMIT,
+                    f"resident memory {mb:.0f} MB reached memory_limit_mb={self.memory_limit_mb:g}")
         return None
 
     def would_exceed_memory(self, extra_bytes: float) -> bool:

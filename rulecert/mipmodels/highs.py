@@ -157,11 +157,10 @@ def _stop_reason(monitor: Monitor | None, phase_end: float | None):
         why = monitor.should_stop()
         if why is not None and why[0] is not Termination.TIME_LIMIT:
             return why
-        if why is not None and monitor.memory_limit_mb is not None:
-            mb = monitor.memory_mb()
-            if mb >= monitor.memory_limit_mb:
-                return (Termination.MEMORY_LIMIT, f"resident memory {mb:.0f} MB reached "
-                        f"memory_limit_mb={monitor.memory_limit_mb:g}")
+        if why is not None:     # the deadline passed: the memory cap still counts
+            why = monitor.memory_reason()
+            if why is not None:
+                return why
     if phase_end is not None and time.perf_counter() > phase_end + TIME_LIMIT_GRACE_SECONDS:
         return Termination.TIME_LIMIT, "time limit (the solver overran it; stopped by rulecert)"
     return None
