@@ -233,7 +233,7 @@ class _Search:
                              "event": "end", "nodes": self.nodes, "queue_size": len(self.heap)},
                             notify=False)
         message = "" if termination is Termination.OPTIMAL else \
-            f"stopped by {termination.value}; {len(self.heap)} prefixes left open"
+            f"stopped: {termination.value}; {len(self.heap)} prefixes left open"
         if self.message and termination is not Termination.OPTIMAL:
             message = f"{message}; {self.message}"
         return certify(objective, lower, termination, solver=solver_name(self.params, "bnb"),
