@@ -2,7 +2,6 @@
 fitted with the best model found and warns (issue 14; DESIGN rule 8)."""
 from __future__ import annotations
 
-import inspect
 import json
 import os
 import signal
@@ -147,17 +146,8 @@ def test_estimator_fit_interrupted_ends_fitted_and_warns(est, compas_binary):
     assert pred.shape == (len(X),) and set(pred) <= set(est.classes_)
 
 
-def _takes(func, name, options=None) -> bool:
-    import dataclasses
-    fields = {f.name for f in dataclasses.fields(options)} if options is not None else set()
-    return name in inspect.signature(func).parameters or name in fields
-
-
 def test_rule_list_mip_estimator_interrupted(compas_binary):
     from rulecert.estimators import FitInterruptedWarning, RuleListMIPClassifier
-    from rulecert.mipmodels.rulelist import fit_rule_list_mip
-    if not _takes(fit_rule_list_mip, "callback"):
-        pytest.skip("the rule-list MIP does not take callback= yet (MIP branch of issue 14)")
     X, y = compas_binary
     est = RuleListMIPClassifier(c=0.001, max_rules=6, max_card=2)
     dt, rec = _fit_interrupted(est, X, y, after=3.0)
@@ -168,9 +158,6 @@ def test_rule_list_mip_estimator_interrupted(compas_binary):
 
 def test_brcg_estimator_interrupted(shared_data):
     from rulecert.estimators import BooleanRuleCGClassifier, FitInterruptedWarning
-    from rulecert.mipmodels.colgen import ColGenOptions, solve
-    if not _takes(solve, "callback", ColGenOptions):
-        pytest.skip("column generation does not take callback= yet (MIP branch of issue 14)")
     from rulecert.datasets import load_pima
     from rulecert.mining import FeatureBinarizer
     X, y = load_pima()              # the issue's example: C = 25 runs for minutes

@@ -16,7 +16,6 @@ lines on stderr and ``callback`` receives the solver's info dict
 from __future__ import annotations
 
 import functools
-import inspect
 import warnings
 from numbers import Real
 
@@ -56,15 +55,6 @@ def interruptible(fit):
 class FitInterruptedWarning(UserWarning):
     """A fit was stopped by Ctrl-C or by its callback: the estimator holds the best model found
     (its ``certificate_`` says ``interrupted``, with the proven bound and the gap)."""
-
-
-def solver_kwargs(func, names=(), **kwargs) -> dict:
-    """The keyword arguments ``func`` accepts (by its signature, or ``names``: e.g. the fields
-    of an options dataclass): lets an estimator pass the run-watching keywords
-    (``callback``, ``memory_limit_mb``) to every solver, also one that does not take them yet."""
-    params = inspect.signature(func).parameters
-    return {k: v for k, v in kwargs.items()
-            if k in names or (k in params and params[k].kind is not inspect.Parameter.VAR_KEYWORD)}
 
 
 class BinaryRuleClassifier(ClassifierMixin, BaseEstimator):

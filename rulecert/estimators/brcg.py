@@ -12,7 +12,7 @@ from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 
 from ..limits import DEFAULT_MEMORY_LIMIT_MB, DEFAULT_SEED, DEFAULT_TIME_LIMIT, Deadline, check_time_limit
 from ..models.ruleset import check_complexity_bound
-from ._base import WATCH_CONSTRAINTS, BinaryRuleClassifier, interruptible, solver_kwargs
+from ._base import WATCH_CONSTRAINTS, BinaryRuleClassifier, interruptible
 
 
 def _with_training_counts(colgen):
@@ -179,7 +179,8 @@ class BooleanRuleCGClassifier(BinaryRuleClassifier):
             bnb_node_limit=self.bnb_node_limit, columns_per_iter=self.columns_per_iter,
             beam_width=self.beam_width,
             close_gap=self.close_gap, sample_rows=self.sample_rows,
-            max_nonzeros=self.max_nonzeros, workers=self.workers, seed=seed)
+            max_nonzeros=self.max_nonzeros, workers=self.workers, seed=seed,
+            memory_limit_mb=self.memory_limit_mb)
 
     @interruptible
     def fit(self, X, y, sample_weight=None):
@@ -230,16 +231,8 @@ class BooleanRuleCGClassifier(BinaryRuleClassifier):
         opts = self._options(seed, complexity_bound, deadline.remaining())
         opts.initial_clauses = initial_clauses
         opts.initial_solution = initial_solution
-        sol = solve(problem, opts, **self._watch_kwargs(solve, type(opts)))
+        sol = solve(problem, opts, callback=self._callback())
         return sol.model, sol.certificate, sol.column_pool, sol.solution_clauses
-
-    def _watch_kwargs(self, solve, options_type) -> dict:
-        """``callback`` and ``memory_limit_mb`` for column generation (when it takes them:
-        as keywords of ``solve`` or fields of its options)."""
-        import dataclasses
-        fields = {f.name for f in dataclasses.fields(options_type)}
-        return solver_kwargs(solve, fields, memory_limit_mb=self.memory_limit_mb,
-                             callback=self._callback())
 
     def _set_fit(self, result, names):
         ruleset, cert, pool, solution = result

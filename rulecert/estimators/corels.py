@@ -3,7 +3,6 @@ from __future__ import annotations
 
 from numbers import Integral, Real
 
-import numpy as np
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 
 from ..limits import (DEFAULT_MAX_CARD, DEFAULT_MEMORY_LIMIT_MB, DEFAULT_MIN_SUPPORT,

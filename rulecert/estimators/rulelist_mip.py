@@ -7,7 +7,7 @@ from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 
 from ..limits import (DEFAULT_MEMORY_LIMIT_MB, DEFAULT_MIN_SUPPORT, DEFAULT_MIP_BACKEND,
                       DEFAULT_MIP_MAX_CARD, DEFAULT_SEED, DEFAULT_TIME_LIMIT)
-from ._base import WATCH_CONSTRAINTS, BinaryRuleClassifier, interruptible, solver_kwargs
+from ._base import WATCH_CONSTRAINTS, BinaryRuleClassifier, interruptible
 
 
 class RuleListMIPClassifier(BinaryRuleClassifier):
@@ -127,14 +127,12 @@ class RuleListMIPClassifier(BinaryRuleClassifier):
         aset = mine_antecedents(Xb, names, max_card=self.max_card, min_support=self.min_support,
                                 negations=self.negations)
         problem = aset.to_problem(y01, sample_weight=sw)
-        watch = solver_kwargs(fit_rule_list_mip, memory_limit_mb=self.memory_limit_mb,
-                              callback=self._callback())
         rule_list, cert = fit_rule_list_mip(
             problem, self.c, max_rules=self.max_rules, backend=self.backend,
             time_limit=self.time_limit, node_limit=self.node_limit,
             warm_start="greedy" if self.greedy_start else None, cuts=self.cuts,
             seed=self.seed, threads=self.threads, deterministic_time=self.deterministic_time,
-            **watch)
+            memory_limit_mb=self.memory_limit_mb, callback=self._callback())
         if cert.termination is Termination.ERROR and rule_list is None:
             raise RuntimeError(f"the {self.backend} MIP solver failed: {cert.message}")
         if rule_list is None:
