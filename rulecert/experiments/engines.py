@@ -18,9 +18,9 @@ import time
 import uuid
 from datetime import datetime, timezone
 
+from ..monitor import interrupt_requested
 from .learners import THREAD_ENV, run_cell
 from .store import Store
-from ..monitor import interrupt_requested
 from .study import Study, expand
 
 
