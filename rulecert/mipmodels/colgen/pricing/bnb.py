@@ -18,7 +18,21 @@ index), with
   one whose literals imply each other nowhere (drop, from every implication chain, all but
   the strongest literal, ties by index) and shrink the coverage at each step of the
   canonical order; that clause is never skipped;
-* empty coverages skipped (their reduced cost is ``>= 0``, irrelevant to ``min(0, .)``).
+* empty coverages skipped (their reduced cost is ``>= 0``, irrelevant to ``min(0, .)``);
+* the *exclusion bound*, tighter than the optimistic estimate when that one would not prune.
+  Write ``N(c)`` / ``P(c)`` for the positive / negative parts of ``v`` summed over a coverage
+  ``c`` (so the sum of ``v`` is ``N - P``).  At a node of coverage ``c`` with candidate
+  literals ``k`` (coverage ``c_k``), a descendant ``S + j + E`` (``E`` non-empty, ``m = |E|``)
+  keeps at most ``min(P(c_j), min_{k in E} P(c_k))`` of ``P`` and at least
+  ``max(0, N(c_j) - sum_{k in E} x_k)`` of ``N``, with ``x_k = N(c) - N(c_k)`` (a literal
+  removes from any smaller coverage at most what it removes from ``c``).  A reached clause
+  never holds two features of one implication chain (one would be redundant or dominated,
+  see above; chains by :func:`implication_chains`), so ``sum x_k`` is at most ``G_m``, the
+  sum of the ``m`` largest per-chain maxima of ``x``.  Splitting on ``min_k P(c_k)`` by a few
+  quantile thresholds ``A_i`` (literals with ``P(c_k) >= A_i`` only, kept mass capped by
+  ``A_{i-1}``) gives ``const + lit (|S|+1) + min_i min_m [lit m + max(0, N(c_j) - G_{i,m})
+  - min(P(c_j), A_{i-1})]``.  Measured on heart's last pricing problem at C = 10 (126
+  features, D = 9): the proof that no clause improves takes 2.7 million nodes instead of 9.1.
 
 Two modes: *top-K pricing* (the threshold is the K-th best reduced cost found, starting at
 ``upper``, so the search returns the K best clauses below ``upper`` and proves the minimum)
@@ -63,8 +77,8 @@ def _sums(c, T, Tn):
 
 
 @nb.njit(cache=True, nogil=True)
-def _run(F, IMP, T, Tn, const, lit, D, K, tighten, by_rc, cov, ch, chlb, nch, ptr, clause, best_rc,
-         best_cl, istate, fstate, node_budget):
+def _run(F, IMP, CHAIN, n_chains, T, Tn, const, lit, D, K, tighten, by_rc, cov, ch, chlb, nch, ptr,
+         clause, best_rc, best_cl, istate, fstate, node_budget):
     """Advance the search by at most ``node_budget`` expansions.
 
     istate = [depth, nfound, nodes, expand_pending, finished, overflow]
@@ -80,6 +94,14 @@ def _run(F, IMP, T, Tn, const, lit, D, K, tighten, by_rc, cov, ch, chlb, nch, pt
     tmp_lb = np.empty(d)
     tmp_key = np.empty(d)
     tmp_j = np.empty(d, dtype=np.int64)
+    tmp_sn = np.empty(d)
+    tmp_neg = np.empty(d)
+    tmp_same = np.empty(d, dtype=np.bool_)
+    chain_x = np.zeros(max(n_chains, 1))
+    NB = 4
+    G = np.zeros((NB, D + 1))
+    top = np.zeros(D + 1)
+    A = np.zeros(NB)
     stop_nodes = nodes + node_budget
     finished = False
     overflow = istate[5] == 1
@@ -87,6 +109,8 @@ def _run(F, IMP, T, Tn, const, lit, D, K, tighten, by_rc, cov, ch, chlb, nch, pt
         if expand:
             nodes += 1
             last = clause[depth - 1] if depth > 0 else -1
+            s0, sn0 = _sums(cov[depth], T, Tn)
+            neg0 = s0 - sn0            # the positive part of v over the node's coverage
             cnt = 0
             for j in range(last + 1, d):
                 same = True
@@ -131,13 +155,87 @@ def _run(F, IMP, T, Tn, const, lit, D, K, tighten, by_rc, cov, ch, chlb, nch, pt
                                 if best_rc[k] > t:
                                     t = best_rc[k]
                             thr = t
-                if depth + 1 < D and not same:
-                    lb = const + lit * (depth + 2) + sn
+                tmp_j[cnt] = j
+                tmp_sn[cnt] = sn
+                tmp_neg[cnt] = s - sn
+                tmp_key[cnt] = rc
+                tmp_same[cnt] = same
+                cnt += 1
+            # exclusion bound (module doc): G[i, m] bounds the positive-v mass that m more
+            # literals, all keeping negative-v mass >= A[i], can remove from a coverage.
+            # Computed only when a child survives the plain bound.
+            M = D - depth - 1
+            nb_ = 0
+            live = False
+            if M > 0:
+                for q in range(cnt):
+                    if not tmp_same[q] and const + lit * (depth + 2) + tmp_sn[q] < thr:
+                        live = True
+                        break
+            if live:
+                for q in range(cnt):
+                    tmp_lb[q] = tmp_sn[q]              # minus the kept negative-v mass
+                po = np.argsort(tmp_lb[:cnt])          # by kept mass, largest first
+                for c in range(n_chains):
+                    chain_x[c] = 0.0
+                q0 = 0
+                q_done = 0
+                for i in range(NB):
+                    # bucket i: every candidate down to rank (i + 1) cnt / NB (the last: all)
+                    if i < NB - 1:
+                        r = min(cnt - 1, ((i + 1) * cnt) // NB)
+                        A[i] = -tmp_lb[po[r]]
+                        while q0 < cnt and -tmp_lb[po[q0]] >= A[i]:
+                            q0 += 1
+                    else:
+                        A[i] = -np.inf
+                        q0 = cnt
+                    for qq in range(q_done, q0):
+                        q = po[qq]
+                        x = neg0 - tmp_neg[q]
+                        c = CHAIN[tmp_j[q]]
+                        if x > chain_x[c]:
+                            chain_x[c] = x
+                    q_done = q0
+                    # the M largest per-chain maxima, by insertion into top[0..M)
+                    for m in range(M):
+                        top[m] = 0.0
+                    for c in range(n_chains):
+                        x = chain_x[c]
+                        if x > top[M - 1]:
+                            k = M - 1
+                            while k > 0 and top[k - 1] < x:
+                                top[k] = top[k - 1]
+                                k -= 1
+                            top[k] = x
+                    G[i, 0] = 0.0
+                    for m in range(1, M + 1):
+                        G[i, m] = G[i, m - 1] + top[m - 1]
+                nb_ = NB
+            ncnt = 0
+            for q in range(cnt):
+                if depth + 1 < D and not tmp_same[q]:
+                    # S + j + E (m = |E| >= 1) keeps negative-v mass at most
+                    # min(P_j, min_{k in E} P_k) and positive-v mass at least
+                    # max(0, N_j - sum_{k in E} x_k); by the bucket of min_k P_k:
+                    negc = tmp_neg[q]
+                    posc = -tmp_sn[q]
+                    extra = np.inf
+                    for i in range(nb_):
+                        cap = posc if i == 0 else min(posc, A[i - 1])
+                        for m in range(1, M + 1):
+                            e = lit * m + max(0.0, negc - G[i, m]) - cap
+                            if e < extra:
+                                extra = e
+                    if nb_ == 0:
+                        extra = lit - posc
+                    lb = const + lit * (depth + 1) + extra
                     if lb < thr:
-                        tmp_j[cnt] = j
-                        tmp_lb[cnt] = lb
-                        tmp_key[cnt] = rc if by_rc else lb
-                        cnt += 1
+                        tmp_j[ncnt] = tmp_j[q]
+                        tmp_lb[ncnt] = lb
+                        tmp_key[ncnt] = tmp_key[q] if by_rc else lb
+                        ncnt += 1
+            cnt = ncnt
             order = np.argsort(tmp_key[:cnt])
             for q in range(cnt):
                 ch[depth, q] = tmp_j[order[q]]
@@ -190,6 +288,29 @@ def implications(X: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(IMP)
 
 
+def implication_chains(X: np.ndarray, IMP: np.ndarray) -> tuple[np.ndarray, int]:
+    """A partition of the features into chains of implication (any two features of a chain,
+    one implies the other on the groups), greedily: features by decreasing support, each
+    appended to the first chain whose last (smallest) feature it implies.  The search never
+    holds two features of one chain (the weaker is redundant or dominated), which the
+    exclusion bound uses.  Returns (chain id per feature, number of chains)."""
+    d = X.shape[1]
+    support = X.sum(axis=0)
+    order = np.argsort(-support, kind="stable")
+    chain = np.zeros(d, dtype=np.int64)
+    lasts: list[int] = []
+    for j in order:
+        for c, k in enumerate(lasts):
+            if IMP[j, k]:
+                chain[j] = c
+                lasts[c] = int(j)
+                break
+        else:
+            chain[j] = len(lasts)
+            lasts.append(int(j))
+    return chain, len(lasts)
+
+
 def byte_tables(v: np.ndarray, n_words: int):
     """Lookup tables T[w, b, byte] = sum of v over the set bits of ``byte`` at byte ``b`` of
     word ``w`` (and the same for min(v, 0))."""
@@ -234,6 +355,7 @@ def price_by_branch_and_bound(X: np.ndarray, v: np.ndarray, const: float, lit: f
     W = bits.n_words(G)
     T, Tn = byte_tables(np.asarray(v, dtype=float), W)
     IMP = implications(X)
+    CHAIN, n_chains = implication_chains(X, IMP)
     cov = np.zeros((D + 1, W), dtype=np.uint64)
     cov[0] = bits.ones(G)
     ch = np.zeros((D + 1, d), dtype=np.int64)
@@ -257,8 +379,9 @@ def price_by_branch_and_bound(X: np.ndarray, v: np.ndarray, const: float, lit: f
                 break
             budget = min(budget, max(found_node_limit - int(istate[2]), chunk))
         tc = time.perf_counter()
-        _run(F, IMP, T, Tn, float(const), float(lit), D, K, bool(tighten), order == "rc", cov, ch, chlb, nch, ptr,
-             clause, best_rc, best_cl, istate, fstate, int(budget))
+        _run(F, IMP, CHAIN, n_chains, T, Tn, float(const), float(lit), D, K, bool(tighten),
+             order == "rc", cov, ch, chlb, nch, ptr, clause, best_rc, best_cl, istate, fstate,
+             int(budget))
         if istate[4] or istate[5]:
             break
         now = time.perf_counter()
