@@ -2,35 +2,53 @@
 
 For each dataset, 10-fold stratified CV (the folds of brcg_table.py).  AIX360 runs first with
 its defaults (lambda0 = lambda1 = 0.001, its FeatureBinarizer with 9 quantile thresholds and
-negations), in its own virtualenv through ``aix360_driver.py`` (it pins numpy <= 1.24).  Then
-on every fold rulecert fits with the complexity bound C set to the complexity AIX360 reached
-on that fold and its time limit set to ``--time-factor`` (default 0.9) times
-AIX360's fit time on that fold, a margin for the small overrun of a time-limited fit: equal
-complexity, less time ("fixed").  The second variant ("cv") is
-BooleanRuleCGCV: C chosen by 3-fold inner cross-validation (the paper's protocol) from the
-grid {5, 10, 15, 25, 35} below AIX360's complexity on the fold plus that complexity itself,
-then refitted, all inside the same time limit: complexity no higher, no more time.
-Printed per dataset and variant: accuracy (s.e.),
-complexity and fit seconds per fold of both, the accuracy difference with its paired standard
-error over the folds, the time ratio
+negations), in its own virtualenv through ``aix360_driver.py`` (it pins numpy <= 1.24).  Three
+variants of our side (``--ours``, all by default):
+
+* "same" (the optimizer's target of issue 16): on every fold, right after AIX360's run on the
+  dataset, rulecert's column generation (``rulecert.mipmodels.colgen.solve``, the empty clause
+  admitted) on exactly AIX360's binarized training matrix of the fold (the driver dumps it),
+  with C = AIX360's complexity on the fold (clauses + literals, at least 1) and a time limit of
+  ``--time-factor`` (default 0.9) x AIX360's fit time on it.  Both rule sets (ours, and
+  AIX360's selected clauses of its dumped column pool) are evaluated on the same matrices by
+  the same code: training errors, the paper's training Hamming loss (the objective both
+  minimize), test accuracy.  Printed per dataset: the training-loss ratios ours / AIX360
+  (mean, max, folds with ours <= AIX360), the fit-time ratio, test accuracies with the paired
+  s.e. of the difference, the share of our fits proven optimal and our certified gap; and
+  checks: AIX360's accuracies recomputed from its clauses equal its own predict's, and its
+  Hamming loss is >= our certified lower bound.  Fit times exclude the binarization on both
+  sides; the solvers' imports and compiled search are loaded once before our first timed fit
+  (``warm_up``), as AIX360's imports precede its timed fits.  Needs ``--aix360-python``.
+* "fixed": the estimator BooleanRuleCGClassifier with our binarizer, C set to the complexity
+  AIX360 reached on the fold, the same time limit: equal complexity, less time.
+* "cv": BooleanRuleCGCV, C chosen by 3-fold inner cross-validation (the paper's protocol) from
+  the grid {5, 10, 15, 25, 35} below AIX360's complexity on the fold plus that complexity
+  itself, then refitted, all inside the same time limit: complexity no higher, no more time.
+
+Printed per dataset for "fixed" and "cv": accuracy (s.e.), complexity and fit seconds per fold
+of both, the accuracy difference with its paired standard error over the folds, the time ratio
 ours / AIX360 (from the two times measured here), and the share of our folds proven optimal.
-Our fit time includes our binarization (inside the estimator); AIX360's excludes its own.
-Both learn over the same model class: AIX360 admits the empty clause (always true, complexity
-1; it returns it on most ILPD folds), so our fits here use ``empty_clause=True``
+Their fit time includes our binarization (inside the estimator); AIX360's excludes its own.
+All variants learn over AIX360's model class: it admits the empty clause (always true,
+complexity 1; it returns it on most ILPD folds), so our fits use ``empty_clause=True``
 (``--no-empty-clause``: clauses of >= 1 literal, C >= 2, the estimator's default).
 
     python3 -m venv /tmp/aix360-venv && /tmp/aix360-venv/bin/pip install "aix360[rbm]==0.3.0" ecos
     python experiments/bench_brcg.py --aix360-python /tmp/aix360-venv/bin/python --out bench.json
-    python experiments/bench_brcg.py --report bench.json     # the table again, no fitting
-    python experiments/bench_brcg.py --jobs 2                 # our folds on 2 processes
+    python experiments/bench_brcg.py --aix360-python /tmp/aix360-venv/bin/python --ours same \
+        --datasets pima wdbc --out same.json                  # the same-matrix comparison only
+    python experiments/bench_brcg.py --report bench.json     # the tables again, no fitting
+    python experiments/bench_brcg.py --jobs 2                 # fixed/cv folds on 2 processes
 
-Our folds run on the experiment runner (rulecert.experiments): one cell per dataset, fold and
-variant (learners ``brcg`` and ``brcg_cv``; C and the time limit of each fold are per-cell
-overrides), stored in ``--results`` (default ``rulecert-results/bench_brcg``) as they
-finish, so a rerun with the same AIX360 figures skips the finished folds.
+The "fixed" and "cv" folds run on the experiment runner (rulecert.experiments): one cell per
+dataset, fold and variant (learners ``brcg`` and ``brcg_cv``; C and the time limit of each
+fold are per-cell overrides), stored in ``--results`` (default ``rulecert-results/bench_brcg``)
+as they finish, so a rerun with the same AIX360 figures skips the finished folds.  The "same"
+folds run in this process, one after the other; ``--out`` is rewritten after each dataset.
 
 Without ``--aix360-python`` the AIX360 figures of the issue (measured on another machine) are
-used instead and the table says so.  The machine is shared (2 cores): run it alone.
+used instead for "fixed" and "cv" (no "same") and the table says so.  The machine is shared
+(2 cores): run it alone.
 """
 from __future__ import annotations
 
