@@ -21,7 +21,7 @@ def _dnf(X, clauses):
     return (hits > 0).astype(int), hits
 
 
-@pytest.fixture
+@pytest.fixture(scope="module")
 def fold():
     rng = np.random.default_rng(3)
     X = rng.random((90, 8)) < 0.5
