@@ -14,7 +14,8 @@ AIX360's own FeatureBinarizer (9 quantile thresholds, negations), fitted on each
 and is not counted in the fit time.  With ``"dump": true`` in the job, each fold's binarized
 training and test matrices (``fold<k>_train.npy``, ``fold<k>_test.npy``) are saved in the
 directory and the JSON line also holds AIX360's whole column pool (``pool``: clauses as column
-indices of those matrices) and the indices of its selected clauses (``selected``).
+indices of those matrices), the indices of its selected clauses (``selected``) and the names of
+the matrices' columns (``columns``, e.g. "age <= 45.0").
 """
 import json
 import sys
@@ -56,6 +57,7 @@ def main(path):
             col = {c: j for j, c in enumerate(Xtr.columns)}
             out["pool"] = [[col[i] for i in clf.z.index[clf.z[c].values > 0]] for c in clf.z.columns]
             out["selected"] = [int(k) for k in np.flatnonzero(np.asarray(clf.w) > 0.5)]
+            out["columns"] = [" ".join(map(str, c)) for c in Xtr.columns]
         print(json.dumps(out), flush=True)
 
 
