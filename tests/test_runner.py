@@ -340,19 +340,30 @@ def test_corels_ablation_runs_on_the_runner_and_prints_its_table(shared_data, tm
 
 def test_brcg_table_runs_on_the_runner_and_prints_its_tables(shared_data, tmp_path):
     out = _script("brcg_table.py", "--datasets", "transfusion", "--folds", "2", "--grid", "5",
-                  "10", "--inner-folds", "2", "--time-limit", "0", "--max-iter", "2",
+                  "10", "--inner-folds", "2", "--inner-repeats", "2", "--time-limit", "0",
+                  "--pricing-time-limit", "0", "--max-iter", "2",
                   "--bnb-node-limit", "2000", "--pricing", "bnb", "--results", str(tmp_path / "r"),
                   "--out", str(tmp_path / "out.json"), cwd=tmp_path).stdout
     assert ("| dataset | ours acc % (se) | ours complexity (se) | paper CG acc (se) / complexity "
             "| AIX360 acc / complexity | ours s / fold (inner CV + final fit) | C chosen | final "
-            "fit proven optimal |") in out
+            "fit proven optimal | vs paper |") in out
     assert "| transfusion | " in out and "C by the one-standard-error rule" in out
     assert "transfusion: C=5: " in out and ", C=10: " in out
+    assert "of 1 datasets with a paper figure" in out
     import json
     res = json.loads((tmp_path / "out.json").read_text())["results"]["transfusion"]
     df = Store(tmp_path / "r").read()
     assert len(res) == 2 == len(df)
     assert sorted(r["acc"] for r in res) == sorted(df["acc"])
+    assert all(len(accs) == 4 for r in res for accs in r["inner"].values())   # 2 x 2 splits
+    import sys
+    sys.path.insert(0, str(REPO / "experiments"))
+    import brcg_table
+    # transfusion's paper figure: 77.9 (s.e. 1.4) at complexity 5.6
+    assert brcg_table.met("transfusion", 76.6, 1.3, 5.6) is True
+    assert brcg_table.met("transfusion", 76.4, 1.3, 5.0) is False
+    assert brcg_table.met("transfusion", 78.0, 0.5, 5.7) is False
+    assert brcg_table.met("bank_full", 90.0, 1.0, 3.0) is None
 
 
 def test_a_cell_whose_solver_was_interrupted_is_not_stored(shared_data, tmp_path, monkeypatch):

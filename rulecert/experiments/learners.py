@@ -145,6 +145,16 @@ def _fit_brcg_cv(params, table, tr, te, seed, threads):
     return fit
 
 
+def _inner_cv(folds: int, repeats: int, seed: int):
+    """The inner cross-validation of the protocol: ``folds`` stratified folds, or repeated
+    ``repeats`` times with seeds from ``seed`` (the one-standard-error rule then has
+    ``folds x repeats`` splits)."""
+    if repeats <= 1:
+        return folds
+    from sklearn.model_selection import RepeatedStratifiedKFold
+    return RepeatedStratifiedKFold(n_splits=folds, n_repeats=repeats, random_state=seed)
+
+
 def _fit_brcg_protocol(params, table, tr, te, seed, threads):
     """One outer fold of Dash et al.'s protocol (experiments/brcg_table.py): C chosen by inner
     CV (``BooleanRuleCGCV``, time ``time_limit x (inner folds + 1) x grid size``), then every
@@ -153,14 +163,16 @@ def _fit_brcg_protocol(params, table, tr, te, seed, threads):
     from ..estimators.brcg import choose_complexity_bound
     p = dict(params)
     grid, inner, warm = list(p.pop("grid")), p.pop("inner_folds"), p.pop("warm_start")
-    cvp = dict(p, complexity_bounds=grid, cv=inner)
+    repeats = p.pop("inner_repeats")
+    cvp = dict(p, complexity_bounds=grid, cv=_inner_cv(inner, repeats, seed))
     if p["time_limit"] is not None:
-        cvp["time_limit"] = p["time_limit"] * (inner + 1) * len(grid)
+        cvp["time_limit"] = p["time_limit"] * (inner * repeats + 1) * len(grid)
     cv = _brcg_cv_estimator(cvp, seed, threads, table.categorical)
     X, y = table.X, table.y
     chosen = fit_eval(cv, X, y, tr, te)
     best_C, se_C = cv.complexity_bound_, choose_complexity_bound(cv.cv_results_, "1se")
-    inner_accs = {C: [float(cv.cv_results_[f"split{k}_test_score"][i]) for k in range(inner)]
+    inner_accs = {C: [float(cv.cv_results_[f"split{k}_test_score"][i])
+                      for k in range(inner * repeats)]
                   for i, C in enumerate(cv.cv_results_["complexity_bound"])}
     clf = _brcg_estimator(dict(p, complexity_bound=min(grid)), seed, threads, table.categorical)
     clf.set_params(warm_start=warm)
@@ -282,7 +294,8 @@ def _fit_baseline(params, table, tr, te, seed, threads):
 _BRCG_PARAMS = dict(complexity_bound=30, **_BRCG_COMMON)
 _BRCG_CV_PARAMS = dict(complexity_bounds=[5, 10, 15, 25, 35], cv=3, selection="best",
                        **_BRCG_COMMON)
-_PROTOCOL_PARAMS = dict(grid=[5, 10, 15, 25, 35], inner_folds=3, warm_start=True,
+_PROTOCOL_PARAMS = dict(grid=[5, 10, 15, 25, 35], inner_folds=3, inner_repeats=1,
+                        warm_start=True,
                         **dict(_BRCG_COMMON, time_limit=5.0, pricing_time_limit=2.0))
 
 LEARNERS: dict[str, Learner] = {}
@@ -302,8 +315,9 @@ register(Learner("brcg_cv", _BRCG_CV_PARAMS, _fit_brcg_cv,
 register(Learner("brcg_protocol", _PROTOCOL_PARAMS, _fit_brcg_protocol,
                  check_params=_sk_check(lambda p, s, t: _brcg_cv_estimator(
                      dict({k: v for k, v in p.items() if k not in ("grid", "inner_folds",
-                                                                   "warm_start")},
-                          complexity_bounds=p["grid"], cv=p["inner_folds"]), s, t)),
+                                                                   "inner_repeats", "warm_start")},
+                          complexity_bounds=p["grid"],
+                          cv=_inner_cv(p["inner_folds"], p["inner_repeats"], s)), s, t)),
                  doc="one outer fold of Dash et al.'s protocol (brcg_table.py)"))
 register(Learner("corels", dict(c=0.01, policy="lower_bound", max_length=None, time_limit=None,
                                 node_limit=None, memory_limit_mb=None, bounds_off=""),
