@@ -25,7 +25,7 @@ machine and engine; the issue's protocol, C by a 3 x 3 inner CV and the one-stan
 rule, whose table says per dataset whether the paper's CG figure is met):
 
     python experiments/brcg_table.py --time-limit 0 --pricing-time-limit 0 --pricing bnb \
-        --max-iter 30 --bnb-node-limit 1000000 --inner-repeats 3 --jobs 2
+        --max-iter 30 --bnb-node-limit 1000000 --ip-node-limit 500 --inner-repeats 3 --jobs 2
 
 Liver's target is ambiguous (see rulecert.datasets.load_liver): ``liver`` is drinks >= 3 (the
 figures below), ``liver_selector`` the UCI selector column.  Timings depend on the machine's
@@ -66,6 +66,8 @@ def study_from_args(args) -> Study:
         limits["max_iter"] = args.max_iter
     if args.bnb_node_limit is not None:
         limits["bnb_node_limit"] = args.bnb_node_limit
+    if args.ip_node_limit is not None:
+        limits["ip_node_limit"] = args.ip_node_limit
     return Study(name=args.name, learner="brcg_protocol", datasets=list(args.datasets),
                  params={"grid": list(args.grid), "inner_folds": args.inner_folds,
                          "inner_repeats": args.inner_repeats,
@@ -188,15 +190,18 @@ def parse_args(argv=None):
                     help="repeats of the inner CV (3 with --inner-folds 3: the 3 x 3 protocol)")
     ap.add_argument("--grid", type=int, nargs="+", default=GRID)
     ap.add_argument("--max-clause-length", type=int, default=None)
-    ap.add_argument("--empty-clause", action="store_true",
-                    help="admit the empty clause (always true, complexity 1), as the paper's "
-                         "pricing problem (6)-(10) does; off: clauses of >= 1 literal")
+    ap.add_argument("--no-empty-clause", dest="empty_clause", action="store_false",
+                    help="clauses of >= 1 literal only (default: the empty clause, always true, "
+                         "complexity 1, is admitted, as in the paper's pricing problem (6)-(10), "
+                         "AIX360 and the estimator's default)")
     ap.add_argument("--time-limit", type=float, default=5.0, help="seconds per fit (0: none)")
     ap.add_argument("--pricing-time-limit", type=float, default=2.0)
     ap.add_argument("--max-iter", type=int, default=None,
                     help="column-generation iterations per fit (deterministic limit)")
     ap.add_argument("--bnb-node-limit", type=int, default=None,
                     help="nodes per branch-and-bound pricing call (deterministic limit)")
+    ap.add_argument("--ip-node-limit", type=int, default=None,
+                    help="nodes of the restricted master IP (deterministic limit)")
     ap.add_argument("--pricing", default="auto", choices=["auto", "exact", "bnb", "heuristic"],
                     help="pricing methods (bnb: no CP-SAT, deterministic with --bnb-node-limit)")
     ap.add_argument("--no-warm-start", action="store_true",

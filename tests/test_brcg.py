@@ -201,3 +201,16 @@ def test_warm_start_path_over_C_matches_brute_force():
     assert cold.certificate_.objective == clf.certificate_.objective
     clf.fit(X[:, :5], y)
     assert all(max(c) < 5 for c in clf.columns_ if c)
+
+
+def test_ip_node_limit_reaches_the_restricted_ip_and_is_checked():
+    """The estimators pass colgen's restricted-IP node limit (a deterministic limit for runs
+    without a clock) and refuse a bad one before fitting."""
+    from rulecert.estimators.brcg import BooleanRuleCGClassifier, BooleanRuleCGCV
+    clf = BooleanRuleCGClassifier(complexity_bound=10, ip_node_limit=7)
+    assert clf._options(0, 10, None).ip_node_limit == 7
+    assert BooleanRuleCGCV(ip_node_limit=7).get_params()["ip_node_limit"] == 7
+    X = np.array([[0, 1], [1, 0], [1, 1], [0, 0]] * 3, dtype=bool)
+    y = np.array([0, 1, 1, 0] * 3)
+    with pytest.raises(ValueError, match="ip_node_limit"):
+        BooleanRuleCGClassifier(ip_node_limit=0).fit(X, y)

@@ -71,6 +71,8 @@ class BooleanRuleCGClassifier(BinaryRuleClassifier):
     max_iter : int or None
         Column-generation iterations (a deterministic limit).
     bnb_node_limit, pricing_deterministic_time : deterministic limits of the exact pricers.
+    ip_node_limit : int or None
+        Node limit of the restricted master IP (deterministic; None: only the time limit).
     columns_per_iter : int
     beam_width : int >= 1
         Width of the beam-search pricer (AIX360's is 5), tried after the greedy heuristic.
@@ -119,6 +121,7 @@ class BooleanRuleCGClassifier(BinaryRuleClassifier):
         "max_iter": [None, Interval(Integral, 0, None, closed="left")],
         "bnb_node_limit": [None, Interval(Integral, 1, None, closed="left")],
         "pricing_deterministic_time": [None, Interval(Real, 0, None, closed="neither")],
+        "ip_node_limit": [None, Interval(Integral, 1, None, closed="left")],
         "columns_per_iter": [Interval(Integral, 1, None, closed="left")],
         "beam_width": [Interval(Integral, 1, None, closed="left")],
         "close_gap": ["boolean"],
@@ -136,8 +139,8 @@ class BooleanRuleCGClassifier(BinaryRuleClassifier):
                  clause_penalty=0.0, literal_penalty=0.0, pricing="auto",
                  time_limit=DEFAULT_TIME_LIMIT,
                  pricing_time_limit=30.0, max_iter=None, bnb_node_limit=None,
-                 pricing_deterministic_time=None, columns_per_iter=50, beam_width=5,
-                 close_gap=True, sample_rows=2000, max_nonzeros=100_000, workers=1, warm_start=False,
+                 pricing_deterministic_time=None, ip_node_limit=None, columns_per_iter=50,
+                 beam_width=5, close_gap=True, sample_rows=2000, max_nonzeros=100_000, workers=1, warm_start=False,
                  random_state=DEFAULT_SEED, binarizer=None,
                  memory_limit_mb=DEFAULT_MEMORY_LIMIT_MB, verbose=False, callback=None):
         self.complexity_bound = complexity_bound
@@ -153,6 +156,7 @@ class BooleanRuleCGClassifier(BinaryRuleClassifier):
         self.max_iter = max_iter
         self.bnb_node_limit = bnb_node_limit
         self.pricing_deterministic_time = pricing_deterministic_time
+        self.ip_node_limit = ip_node_limit
         self.columns_per_iter = columns_per_iter
         self.beam_width = beam_width
         self.close_gap = close_gap
@@ -176,7 +180,8 @@ class BooleanRuleCGClassifier(BinaryRuleClassifier):
             pricing=self.pricing, time_limit=time_limit,
             pricing_time_limit=self.pricing_time_limit,
             pricing_deterministic_time=self.pricing_deterministic_time, max_iter=self.max_iter,
-            bnb_node_limit=self.bnb_node_limit, columns_per_iter=self.columns_per_iter,
+            bnb_node_limit=self.bnb_node_limit, ip_node_limit=self.ip_node_limit,
+            columns_per_iter=self.columns_per_iter,
             beam_width=self.beam_width,
             close_gap=self.close_gap, sample_rows=self.sample_rows,
             max_nonzeros=self.max_nonzeros, workers=self.workers, seed=seed,
@@ -340,7 +345,7 @@ class BooleanRuleCGCV(BooleanRuleCGClassifier):
                  clause_penalty=0.0,
                  literal_penalty=0.0, pricing="auto", time_limit=None, pricing_time_limit=30.0,
                  max_iter=None, bnb_node_limit=None, pricing_deterministic_time=None,
-                 columns_per_iter=50, beam_width=5, close_gap=True, sample_rows=2000,
+                 ip_node_limit=None, columns_per_iter=50, beam_width=5, close_gap=True, sample_rows=2000,
                  max_nonzeros=100_000, workers=1, random_state=DEFAULT_SEED, binarizer=None,
                  memory_limit_mb=DEFAULT_MEMORY_LIMIT_MB, verbose=False, callback=None):
         self.complexity_bounds = complexity_bounds
@@ -358,6 +363,7 @@ class BooleanRuleCGCV(BooleanRuleCGClassifier):
         self.max_iter = max_iter
         self.bnb_node_limit = bnb_node_limit
         self.pricing_deterministic_time = pricing_deterministic_time
+        self.ip_node_limit = ip_node_limit
         self.columns_per_iter = columns_per_iter
         self.beam_width = beam_width
         self.close_gap = close_gap
