@@ -73,6 +73,10 @@ class BooleanRuleCGClassifier(BinaryRuleClassifier):
     bnb_node_limit, pricing_deterministic_time : deterministic limits of the exact pricers.
     ip_node_limit : int or None
         Node limit of the restricted master IP (deterministic; None: only the time limit).
+    bound_search_steps : int >= 0
+        Pricing calls per column-generation iteration spent strengthening the certified lower
+        bound (the complexity-dual search of ``colgen/bounds.py``); 0: the paper's bound only,
+        for fits whose certificate does not matter (e.g. inside cross-validation).
     columns_per_iter : int
     beam_width : int >= 1
         Width of the beam-search pricer (AIX360's is 5), tried after the greedy heuristic.
@@ -122,6 +126,7 @@ class BooleanRuleCGClassifier(BinaryRuleClassifier):
         "bnb_node_limit": [None, Interval(Integral, 1, None, closed="left")],
         "pricing_deterministic_time": [None, Interval(Real, 0, None, closed="neither")],
         "ip_node_limit": [None, Interval(Integral, 1, None, closed="left")],
+        "bound_search_steps": [Interval(Integral, 0, None, closed="left")],
         "columns_per_iter": [Interval(Integral, 1, None, closed="left")],
         "beam_width": [Interval(Integral, 1, None, closed="left")],
         "close_gap": ["boolean"],
@@ -139,8 +144,8 @@ class BooleanRuleCGClassifier(BinaryRuleClassifier):
                  clause_penalty=0.0, literal_penalty=0.0, pricing="auto",
                  time_limit=DEFAULT_TIME_LIMIT,
                  pricing_time_limit=30.0, max_iter=None, bnb_node_limit=None,
-                 pricing_deterministic_time=None, ip_node_limit=None, columns_per_iter=50,
-                 beam_width=5, close_gap=True, sample_rows=2000, max_nonzeros=100_000, workers=1, warm_start=False,
+                 pricing_deterministic_time=None, ip_node_limit=None, bound_search_steps=3,
+                 columns_per_iter=50, beam_width=5, close_gap=True, sample_rows=2000, max_nonzeros=100_000, workers=1, warm_start=False,
                  random_state=DEFAULT_SEED, binarizer=None,
                  memory_limit_mb=DEFAULT_MEMORY_LIMIT_MB, verbose=False, callback=None):
         self.complexity_bound = complexity_bound
@@ -157,6 +162,7 @@ class BooleanRuleCGClassifier(BinaryRuleClassifier):
         self.bnb_node_limit = bnb_node_limit
         self.pricing_deterministic_time = pricing_deterministic_time
         self.ip_node_limit = ip_node_limit
+        self.bound_search_steps = bound_search_steps
         self.columns_per_iter = columns_per_iter
         self.beam_width = beam_width
         self.close_gap = close_gap
@@ -181,6 +187,7 @@ class BooleanRuleCGClassifier(BinaryRuleClassifier):
             pricing_time_limit=self.pricing_time_limit,
             pricing_deterministic_time=self.pricing_deterministic_time, max_iter=self.max_iter,
             bnb_node_limit=self.bnb_node_limit, ip_node_limit=self.ip_node_limit,
+            bound_search_steps=self.bound_search_steps,
             columns_per_iter=self.columns_per_iter,
             beam_width=self.beam_width,
             close_gap=self.close_gap, sample_rows=self.sample_rows,
@@ -345,7 +352,8 @@ class BooleanRuleCGCV(BooleanRuleCGClassifier):
                  clause_penalty=0.0,
                  literal_penalty=0.0, pricing="auto", time_limit=None, pricing_time_limit=30.0,
                  max_iter=None, bnb_node_limit=None, pricing_deterministic_time=None,
-                 ip_node_limit=None, columns_per_iter=50, beam_width=5, close_gap=True, sample_rows=2000,
+                 ip_node_limit=None, bound_search_steps=3, columns_per_iter=50, beam_width=5,
+                 close_gap=True, sample_rows=2000,
                  max_nonzeros=100_000, workers=1, random_state=DEFAULT_SEED, binarizer=None,
                  memory_limit_mb=DEFAULT_MEMORY_LIMIT_MB, verbose=False, callback=None):
         self.complexity_bounds = complexity_bounds
@@ -364,6 +372,7 @@ class BooleanRuleCGCV(BooleanRuleCGClassifier):
         self.bnb_node_limit = bnb_node_limit
         self.pricing_deterministic_time = pricing_deterministic_time
         self.ip_node_limit = ip_node_limit
+        self.bound_search_steps = bound_search_steps
         self.columns_per_iter = columns_per_iter
         self.beam_width = beam_width
         self.close_gap = close_gap

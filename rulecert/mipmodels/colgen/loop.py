@@ -192,7 +192,9 @@ class ColGenOptions:
     bound_search_steps: int = 3
     """Pricing calls per iteration that search the complexity dual maximising the Lagrangian
     bound (``bounds.py``: the bound normalised by clause complexity); 0: the paper's bound at
-    the LP's dual only."""
+    the LP's dual only.  A search that does not raise the best bound sends the next one 2, 4,
+    8, ... iterations later (and one runs at the last of ``max_iter``); under a time limit
+    the searches share ``BOUND_SEARCH_SHARE`` of column generation's time."""
     bound_short_length: int = 3
     """In that search, clauses of at most this many literals are priced exactly and longer
     ones (at most ``floor(C / (length + 2))`` fit) only down to a small negative threshold."""
@@ -385,6 +387,8 @@ class _Run:
     sampled_any: bool = False
     mispricings: int = 0
     share: float = 0.1                       # complexity-dual search: share to start from
+    search_next: int = 0                     # ... the next iteration it may run at
+    search_gap: int = 1                      # ... iterations between searches (backoff)
     it: int = 0
     cg_time: float = 0.0
     gap_info: dict = dataclasses.field(default_factory=dict)
@@ -667,6 +671,9 @@ def _dual_search(run: _Run, duals: Duals, rnd: PricingRound) -> DualSearch:
     rc_best = min((_reduced_cost(st, duals, c) for c in rnd.clauses), default=0.0)
     mild = st.C is None or rc_best * st.C / 2 >= -0.3 * abs(duals.rmlp)
     steps = o.bound_search_steps if mild and not run.cg_end.expired() else 0
+    last = o.max_iter is not None and run.it + 1 >= o.max_iter
+    if run.it < run.search_next and not last:
+        steps = 0   # backoff: searches that do not raise the bound come ever more rarely
     if run.cg_end.end is not None and _bound_search_deadline(run, time.perf_counter()) <= \
             time.perf_counter():
         steps = 0   # under a time limit the search must not starve column generation
@@ -675,6 +682,10 @@ def _dual_search(run: _Run, duals: Duals, rnd: PricingRound) -> DualSearch:
     if steps:   # the next iteration starts from a little below the last proven share
         run.share = 0.1 if sr.share is None and run.share >= 0.9 else (
             min(0.9, 3 * run.share) if sr.share is None else max(0.01, 0.7 * sr.share))
+        # deterministic backoff (counted in iterations, not seconds): after a search that
+        # did not raise the best bound, wait twice as long before the next one
+        run.search_gap = 1 if sr.bound > run.best_bound else 2 * run.search_gap
+        run.search_next = run.it + run.search_gap
     return sr
 
 
