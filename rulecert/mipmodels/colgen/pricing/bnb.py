@@ -165,7 +165,6 @@ def _run(F, IMP, CHAIN, n_chains, T, Tn, const, lit, D, K, tighten, by_rc, cov, 
             # literals, all keeping negative-v mass >= A[i], can remove from a coverage.
             # Computed only when a child survives the plain bound.
             M = D - depth - 1
-            nb_ = 0
             live = False
             if M > 0:
                 for q in range(cnt):
@@ -173,9 +172,7 @@ def _run(F, IMP, CHAIN, n_chains, T, Tn, const, lit, D, K, tighten, by_rc, cov, 
                         live = True
                         break
             if live:
-                for q in range(cnt):
-                    tmp_lb[q] = tmp_sn[q]              # minus the kept negative-v mass
-                po = np.argsort(tmp_lb[:cnt])          # by kept mass, largest first
+                po = np.argsort(tmp_sn[:cnt])          # by kept negative-v mass, largest first
                 for c in range(n_chains):
                     chain_x[c] = 0.0
                 q0 = 0
@@ -184,8 +181,8 @@ def _run(F, IMP, CHAIN, n_chains, T, Tn, const, lit, D, K, tighten, by_rc, cov, 
                     # bucket i: every candidate down to rank (i + 1) cnt / NB (the last: all)
                     if i < NB - 1:
                         r = min(cnt - 1, ((i + 1) * cnt) // NB)
-                        A[i] = -tmp_lb[po[r]]
-                        while q0 < cnt and -tmp_lb[po[q0]] >= A[i]:
+                        A[i] = -tmp_sn[po[r]]
+                        while q0 < cnt and -tmp_sn[po[q0]] >= A[i]:
                             q0 += 1
                     else:
                         A[i] = -np.inf
@@ -211,24 +208,21 @@ def _run(F, IMP, CHAIN, n_chains, T, Tn, const, lit, D, K, tighten, by_rc, cov, 
                     G[i, 0] = 0.0
                     for m in range(1, M + 1):
                         G[i, m] = G[i, m - 1] + top[m - 1]
-                nb_ = NB
-            ncnt = 0
-            for q in range(cnt):
-                if depth + 1 < D and not tmp_same[q]:
+            ncnt = 0     # without a live child (or at depth D - 1) no child is pushed
+            for q in range(cnt if live else 0):
+                if not tmp_same[q]:
                     # S + j + E (m = |E| >= 1) keeps negative-v mass at most
                     # min(P_j, min_{k in E} P_k) and positive-v mass at least
                     # max(0, N_j - sum_{k in E} x_k); by the bucket of min_k P_k:
                     negc = tmp_neg[q]
                     posc = -tmp_sn[q]
                     extra = np.inf
-                    for i in range(nb_):
+                    for i in range(NB):
                         cap = posc if i == 0 else min(posc, A[i - 1])
                         for m in range(1, M + 1):
                             e = lit * m + max(0.0, negc - G[i, m]) - cap
                             if e < extra:
                                 extra = e
-                    if nb_ == 0:
-                        extra = lit - posc
                     lb = const + lit * (depth + 1) + extra
                     if lb < thr:
                         tmp_j[ncnt] = tmp_j[q]
