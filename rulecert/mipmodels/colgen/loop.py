@@ -640,6 +640,14 @@ def _record(run: _Run, entry: dict) -> None:
     run.monitor.sample(run.ub_empty if obj is None else obj, lb, event="iteration", **entry)
 
 
+BOUND_SEARCH_SHARE = 0.25
+"""Under a wall-clock limit, the complexity-dual search may use at most this share of
+column generation's time limit (measured by bench_brcg.py's same-matrix run: unbudgeted,
+it took 80-90% of short fits on ionosphere and wdbc, proved nothing there, and left column
+generation too few iterations to match AIX360's loss).  Without a time limit nothing is
+skipped, so counted-limit runs stay reproducible."""
+
+
 def _dual_search(run: _Run, duals: Duals, rnd: PricingRound) -> DualSearch:
     """The complexity dual search of ``bounds.py``, pricing by the exact branch-and-bound on
     the full data (node-limited: its bound at the limit is proven)."""
@@ -647,8 +655,9 @@ def _dual_search(run: _Run, duals: Duals, rnd: PricingRound) -> DualSearch:
 
     def price_at(dt: Duals, share: float):
         tp = time.perf_counter()
+        left = _bound_search_seconds(run)
         bb = dict(K=o.columns_per_iter, node_limit=o.bound_node_limit,
-                  deadline=_bound_search_deadline(run, tp))
+                  deadline=None if left is None else min(run.cg_end.end, tp + max(0.0, left)))
         L = o.bound_short_length
         if st.D <= L or st.C is None or share <= 0:
             r = price_by_branch_and_bound(st.X, dt.v, dt.const, dt.lit, st.D, upper=0.0, **bb)
@@ -674,8 +683,8 @@ def _dual_search(run: _Run, duals: Duals, rnd: PricingRound) -> DualSearch:
     last = o.max_iter is not None and run.it + 1 >= o.max_iter
     if run.it < run.search_next and not last:
         steps = 0   # backoff: searches that do not raise the bound come ever more rarely
-    if run.cg_end.end is not None and _bound_search_deadline(run, time.perf_counter()) <= \
-            time.perf_counter():
+    left = _bound_search_seconds(run)
+    if left is not None and left <= 0.0:
         steps = 0   # under a time limit the search must not starve column generation
     sr = complexity_dual_search(st, duals, rnd.bound, rnd.clauses, run.ub_empty, price_at,
                                 steps, o.tol, best_known=run.best_bound, share=run.share)
@@ -689,16 +698,13 @@ def _dual_search(run: _Run, duals: Duals, rnd: PricingRound) -> DualSearch:
     return sr
 
 
-def _bound_search_deadline(run: _Run, now: float) -> float | None:
-    """The clock time by which a complexity-dual search call must stop: the end of column
-    generation, and under a time limit also the end of the search's budget,
-    ``BOUND_SEARCH_SHARE`` of column generation's time limit (a call stopped there still
-    proves its bound).  None without a limit."""
-    end = run.cg_end.end
-    if end is None:
+def _bound_search_seconds(run: _Run) -> float | None:
+    """Seconds the complexity-dual search may still use under a time limit:
+    ``BOUND_SEARCH_SHARE`` of column generation's time limit minus what it used (its calls
+    stop there, still proving their bound); None without a limit."""
+    if run.cg_end.end is None:
         return None
-    left = BOUND_SEARCH_SHARE * run.cg_end.time_limit - run.times.get("bound_search", 0.0)
-    return min(end, now + max(0.0, left))
+    return BOUND_SEARCH_SHARE * run.cg_end.time_limit - run.times.get("bound_search", 0.0)
 
 
 def _converged(run: _Run, rnd: PricingRound) -> bool:
@@ -736,13 +742,6 @@ def _add_round(run: _Run, new: list) -> None:
         run.halt("max_columns", Termination.ITERATION_LIMIT,
                  f"max_columns={o.max_columns} reached")
 
-
-BOUND_SEARCH_SHARE = 0.25
-"""Under a wall-clock limit, the complexity-dual search may use at most this share of
-column generation's time limit (measured by bench_brcg.py's
-same-matrix run: unbudgeted, it took 80-90% of short fits on ionosphere and wdbc, proved
-nothing there, and left column generation too few iterations to match AIX360's loss).
-Without a time limit nothing is skipped, so counted-limit runs stay reproducible."""
 
 STOPPED = ("interrupted", "memory_limit")
 """Stops after which the restricted IP is only warm-started and gap closing is skipped."""
