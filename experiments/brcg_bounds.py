@@ -60,7 +60,8 @@ def limits(args, rows: int) -> dict:
                 bnb_found_node_limit=min(200_000, bnb), pricing_time_limit=None,
                 time_limit=None, ip_node_limit=args.ip_nodes, close_gap=True,
                 close_gap_max_columns=args.gap_columns, close_gap_node_limit=bnb,
-                pricing_deterministic_time=5.0, seed=args.seed, empty_clause=True)
+                pricing_deterministic_time=5.0, seed=args.seed, empty_clause=args.empty_clause,
+                max_clause_length=args.max_clause_length)
 
 
 def problem_of(name):
@@ -115,14 +116,20 @@ def short_kind(kind: str) -> str:
     return kind.replace(" pricing bound", "")
 
 
-def print_header(file=sys.stdout):
+def clause_class(args) -> str:
+    """The clauses every fit (and its bound) ranges over."""
+    d = "C-1" if args.max_clause_length is None else f"min(C-1, {args.max_clause_length})"
+    return f"clauses of <= {d} literals" + (" + empty" if args.empty_clause else "")
+
+
+def print_header(cls: str, file=None):
     print("\n| dataset | rows x features | C | today: objective / bound / gap | today's bound "
-          "| new: objective / bound / gap | new bound (class: clauses of <= C-1 literals + "
-          "empty) | last restricted LP |", file=file)
+          f"| new: objective / bound / gap | new bound (class: {cls}) | last restricted LP |",
+          file=file)
     print("|---|---|---|---|---|---|---|---|", file=file)
 
 
-def print_row(r, file=sys.stdout):
+def print_row(r, file=None):
     t, n = r["today"], r["new"]
     today = ("- | -" if t is None else f"{t['objective']:.0f} / {t['bound']:.0f} / "
              f"{t['rel_gap']:.1%} | {short_kind(t['bound_kind'])}")
@@ -136,11 +143,12 @@ def _num(x):
     return "-" if x is None else f"{x:.1f}"
 
 
-def print_times(rows, file=sys.stdout):
+def print_times(rows, file=None):
     print("\nWall-clock seconds per fit (reported, never used to stop a fit):", file=file)
     for r in rows:
-        print(f"  {r['dataset']} C={r['C']}: today {r['today']['time']:.1f} s, new "
-              f"{r['new']['time']:.1f} s", file=file)
+        today = "-" if r["today"] is None else f"{r['today']['time']:.1f} s"
+        print(f"  {r['dataset']} C={r['C']}: today {today}, new {r['new']['time']:.1f} s",
+              file=file)
 
 
 def main(argv=None):
@@ -161,6 +169,10 @@ def main(argv=None):
                     help="a checkout of main to run today's code from (PYTHONPATH)")
     ap.add_argument("--no-today", action="store_true",
                     help="run only this checkout (the today columns print '-')")
+    ap.add_argument("--no-empty-clause", dest="empty_clause", action="store_false",
+                    help="clauses of >= 1 literal only (default: the empty clause is admitted)")
+    ap.add_argument("--max-clause-length", type=int, default=None,
+                    help="D, literals per clause (default C - 1)")
     ap.add_argument("--gap-columns", type=int, default=100_000,
                     help="most clauses gap closing may enumerate")
     ap.add_argument("--no-times", action="store_true", help="omit the wall-clock table")
@@ -182,7 +194,7 @@ def main(argv=None):
           f"{args.bound_steps} complexity duals per iteration, {args.bound_nodes} nodes per 2000 "
           f"rows each, smoothing {args.smoothing}.  Today's code: "
           f"{args.today_src or 'this checkout, new bound off'}.")
-    print_header()
+    print_header(clause_class(args))
     rows = []
     for name in args.datasets:
         for C in args.C:

@@ -234,6 +234,9 @@ def main(argv=None):
         import brcg_bounds
         brcg_bounds.main(["--no-today", "--datasets", *args.datasets, "--C",
                           *map(str, args.certify_C), "--seed", str(args.seed)]
+                         + ([] if args.empty_clause else ["--no-empty-clause"])
+                         + ([] if args.max_clause_length is None
+                            else ["--max-clause-length", str(args.max_clause_length)])
                          + (["--out", args.out] if args.out else []))
         return
     study = study_from_args(args)

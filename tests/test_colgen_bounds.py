@@ -305,3 +305,19 @@ def test_deterministic_bounds_table_prints_the_same_twice(shared_data, capsys, m
     assert tables[0] == tables[1]
     assert "| liver | 345 x 90 | 6 |" in tables[0]
     assert "Limits (deterministic, seed 0): 4 column-generation iterations" in tables[0]
+
+
+def test_brcg_table_certify_runs_brcg_bounds_with_its_clause_class(shared_data, capsys,
+                                                                   monkeypatch):
+    """``brcg_table.py --certify`` forwards the clause class (--no-empty-clause,
+    --max-clause-length) to brcg_bounds.py, which fits that class and says so, and prints its
+    time table without today's column."""
+    from pathlib import Path
+    monkeypatch.syspath_prepend(str(Path(__file__).resolve().parents[1] / "experiments"))
+    import brcg_table
+    brcg_table.main(["--certify", "--datasets", "liver", "--certify-C", "6",
+                     "--no-empty-clause", "--max-clause-length", "2"])
+    out = capsys.readouterr().out
+    assert "new bound (class: clauses of <= min(C-1, 2) literals) |" in out
+    assert "| liver | 345 x 90 | 6 | - | - | " in out
+    assert "liver C=6: today -, new " in out

@@ -145,7 +145,8 @@ class BooleanRuleCGClassifier(BinaryRuleClassifier):
                  time_limit=DEFAULT_TIME_LIMIT,
                  pricing_time_limit=30.0, max_iter=None, bnb_node_limit=None,
                  pricing_deterministic_time=None, ip_node_limit=None, bound_search_steps=3,
-                 columns_per_iter=50, beam_width=5, close_gap=True, sample_rows=2000, max_nonzeros=100_000, workers=1, warm_start=False,
+                 columns_per_iter=50, beam_width=5, close_gap=True, sample_rows=2000,
+                 max_nonzeros=100_000, workers=1, warm_start=False,
                  random_state=DEFAULT_SEED, binarizer=None,
                  memory_limit_mb=DEFAULT_MEMORY_LIMIT_MB, verbose=False, callback=None):
         self.complexity_bound = complexity_bound

@@ -156,27 +156,41 @@ def _inner_cv(folds: int, repeats: int, seed: int):
     return RepeatedStratifiedKFold(n_splits=folds, n_repeats=repeats, random_state=seed)
 
 
+_PROTOCOL_ONLY = ("grid", "inner_folds", "inner_repeats", "warm_start")
+
+
+def _protocol_cv_params(params, seed) -> dict:
+    """``BooleanRuleCGCV``'s parameters for one protocol cell: the estimator's own (the
+    protocol's keys removed), the grid, the inner CV and the time of the whole search,
+    ``time_limit x (inner splits + 1) x grid size``."""
+    p = {k: v for k, v in params.items() if k not in _PROTOCOL_ONLY}
+    splits = params["inner_folds"] * params["inner_repeats"]
+    cvp = dict(p, complexity_bounds=list(params["grid"]),
+               cv=_inner_cv(params["inner_folds"], params["inner_repeats"], seed))
+    if p["time_limit"] is not None:
+        cvp["time_limit"] = p["time_limit"] * (splits + 1) * len(params["grid"])
+    return cvp
+
+
 def _fit_brcg_protocol(params, table, tr, te, seed, threads):
     """One outer fold of Dash et al.'s protocol (experiments/brcg_table.py): C chosen by inner
-    CV (``BooleanRuleCGCV``, time ``time_limit x (inner folds + 1) x grid size``), then every
+    CV (``BooleanRuleCGCV``, time ``time_limit x (inner splits + 1) x grid size``), then every
     C of the grid fitted on the outer training set (a warm-started path: the trade-off curve
     and the one-standard-error choice)."""
     from ..estimators.brcg import choose_complexity_bound
-    p = dict(params)
-    grid, inner, warm = list(p.pop("grid")), p.pop("inner_folds"), p.pop("warm_start")
-    repeats = p.pop("inner_repeats")
-    cvp = dict(p, complexity_bounds=grid, cv=_inner_cv(inner, repeats, seed))
-    if p["time_limit"] is not None:
-        cvp["time_limit"] = p["time_limit"] * (inner * repeats + 1) * len(grid)
+    grid = list(params["grid"])
+    splits = params["inner_folds"] * params["inner_repeats"]
+    p = {k: v for k, v in params.items() if k not in _PROTOCOL_ONLY}
+    cvp = _protocol_cv_params(params, seed)
     cv = _brcg_cv_estimator(cvp, seed, threads, table.categorical)
     X, y = table.X, table.y
     chosen = fit_eval(cv, X, y, tr, te)
     best_C, se_C = cv.complexity_bound_, choose_complexity_bound(cv.cv_results_, "1se")
     inner_accs = {C: [float(cv.cv_results_[f"split{k}_test_score"][i])
-                      for k in range(inner * repeats)]
+                      for k in range(splits)]
                   for i, C in enumerate(cv.cv_results_["complexity_bound"])}
     clf = _brcg_estimator(dict(p, complexity_bound=min(grid)), seed, threads, table.categorical)
-    clf.set_params(warm_start=warm)
+    clf.set_params(warm_start=params["warm_start"])
     per_C = {}
     for C in sorted(grid):
         clf.set_params(complexity_bound=C)
@@ -315,10 +329,7 @@ register(Learner("brcg_cv", _BRCG_CV_PARAMS, _fit_brcg_cv,
                  doc="BooleanRuleCGCV: C chosen by inner cross-validation, then refitted"))
 register(Learner("brcg_protocol", _PROTOCOL_PARAMS, _fit_brcg_protocol,
                  check_params=_sk_check(lambda p, s, t: _brcg_cv_estimator(
-                     dict({k: v for k, v in p.items() if k not in ("grid", "inner_folds",
-                                                                   "inner_repeats", "warm_start")},
-                          complexity_bounds=p["grid"],
-                          cv=_inner_cv(p["inner_folds"], p["inner_repeats"], s)), s, t)),
+                     _protocol_cv_params(p, s), s, t)),
                  doc="one outer fold of Dash et al.'s protocol (brcg_table.py)"))
 register(Learner("corels", dict(c=0.01, policy="lower_bound", max_length=None, time_limit=None,
                                 node_limit=None, memory_limit_mb=None, bounds_off=""),
