@@ -245,11 +245,10 @@ def _evaluate(rs, Xtr, ytr, Xte, yte) -> dict:
     """A rule set's figures on a fold's binary matrices, recomputed (``RuleSet.predict``)."""
     score = ruleset_objective_xy(rs, Xtr, ytr)
     return {"acc": float((rs.predict(Xte) == yte).mean()),
-            "train_acc": float((rs.predict(Xtr) == ytr).mean()),
+            "train_acc": 1.0 - score.errors / len(ytr),
             "train_errors": int(score.errors), "train_hamming": float(score.hamming_loss),
             "complexity": int(rs.complexity),
-            "rules": [[rs.feature_names[j] if v else f"not {rs.feature_names[j]}" for j, v in c]
-                      for c in rs.clauses]}
+            "rules": [[rs.literal_text(lit) for lit in c] for c in rs.clauses]}
 
 
 def same_fold(a, dumped, ytr, yte, args) -> dict:
