@@ -130,14 +130,20 @@ def test_complexity_dual_search_with_exact_pricing(seed):
     duals = read_duals(st, float(rng.uniform(1, 10)), mu, lam, True)
     calls = []
 
+    enumerate_ = bool(seed % 2)     # odd seeds: every clause below 0 as knapsack items
+
     def price_at(dt, share):
         calls.append(dt.lam)
         found = []
         for cl in _all_clauses(st.d, st.D):
             cov = np.logical_and.reduce(st.X[:, list(cl)], axis=1)
-            if dt.const + dt.lit * len(cl) + float(dt.v[cov].sum()) < 0:
-                found.append(cl)
-        return [(2, min(0.0, _exact_min_rc(st, dt)))], found[:5], True
+            rc = dt.const + dt.lit * len(cl) + float(dt.v[cov].sum())
+            if rc < 0:
+                found.append((rc, cl))
+        if enumerate_:
+            return [(2, 0.0)], [cl for _, cl in found[:5]], True, \
+                [(rc, 1 + len(cl)) for rc, cl in found]
+        return [(2, min(0.0, _exact_min_rc(st, dt)))], [cl for _, cl in found[:5]], True, None
 
     z0 = _exact_min_rc(st, duals)
     sr = complexity_dual_search(st, duals, z0, [], math.inf, price_at, steps=4)
@@ -148,6 +154,128 @@ def test_complexity_dual_search_with_exact_pricing(seed):
     for cl in sr.clauses:
         cov = np.logical_and.reduce(st.X[:, list(cl)], axis=1)
         assert duals.const + duals.lit * len(cl) + float(duals.v[cov].sum()) < 0
+
+
+def _implied_instance(seed):
+    """Tiny random data plus conjunctions of its features (so that features imply others and
+    the pricing search skips redundant and dominated clauses)."""
+    X, y = _instance(seed, n=26, d=6)
+    X = np.column_stack([X, X[:, 0] & X[:, 1], X[:, 2] & ~X[:, 3], X[:, 0] & X[:, 1] & X[:, 4]])
+    return X, y
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_enumerated_knapsack_bound_never_exceeds_the_optimum(seed):
+    """The enumerated knapsack: the branch-and-bound's enumeration (irredundant, undominated
+    clauses only) below 0 for short clauses and below u < 0 for long ones, each clause used at
+    most once, never exceeds the brute-force optimum, is at least the bound by classes alone
+    and falls (weakly) as t grows."""
+    from rulecert.mipmodels.colgen.pricing.bnb import price_by_branch_and_bound as bnb
+    X, y = _implied_instance(seed + 400)
+    rng = np.random.default_rng(seed)
+    C, D, empty = int(rng.integers(3, 12)), int(rng.integers(2, 4)), bool(seed % 2)
+    _, opt = brute_force_ruleset(X, y, C, D, empty_clause=empty)
+    st = _State(_problem(X, y), ColGenOptions(complexity_bound=C, max_clause_length=D,
+                                             empty_clause=empty))
+    for _ in range(4):
+        base = read_duals(st, 0.0, rng.uniform(0, 1, len(st.P)) * st.a, 0.0, empty)
+        prev = math.inf
+        for t in sorted(float(x) for x in rng.uniform(0, 2, 4)):
+            dt = at_complexity_dual(st, base, t)
+            e = bnb(st.X, dt.v, dt.const, dt.lit, st.D, K=10**6, upper=0.0, tighten=False)
+            assert e.complete
+            items = [(rc, 1 + len(cl)) for rc, cl in zip(e.reduced_costs, e.clauses)]
+            b = knapsack_bound(st, dt, [(2, 0.0)], math.inf, items)
+            assert b <= opt + 1e-9, (t, b, opt)
+            assert b >= complexity_bound_at(st, dt, _exact_min_rc(st, dt), math.inf) - 1e-9
+            assert b <= prev + 1e-9
+            prev = b
+            L = 1                          # short clauses below 0, long ones only below u
+            u = -float(rng.uniform(0, 2))
+            es = bnb(st.X, dt.v, dt.const, dt.lit, L, K=10**6, upper=0.0, tighten=False)
+            el = bnb(st.X, dt.v, dt.const, dt.lit, st.D, K=10**6, upper=u, tighten=False)
+            found = {cl: rc for cl, rc in zip(es.clauses, es.reduced_costs)}
+            found.update((cl, rc) for cl, rc in zip(el.clauses, el.reduced_costs)
+                         if len(cl) > L)
+            b2 = knapsack_bound(st, dt, [(2, 0.0), (L + 2, u)], math.inf,
+                                [(rc, 1 + len(cl)) for cl, rc in found.items()])
+            assert b2 <= opt + 1e-9
+
+
+def _master_lp_duals(st, empty):
+    """The master LP over every clause of 1..D literals (and the empty clause), solved in
+    HiGHS by scipy: its value, the cover duals mu and the complexity dual lambda."""
+    from scipy.optimize import linprog
+    cols = [cl for cl in _all_clauses(st.d, st.D)] + ([()] if empty else [])
+    nP = len(st.P)
+    A = np.zeros((nP + 1, nP + len(cols)))
+    cost = np.concatenate([st.a, np.zeros(len(cols))])
+    A[:nP, :nP] = -np.eye(nP)
+    for k, cl in enumerate(cols):
+        cov = (np.logical_and.reduce(st.X[:, list(cl)], axis=1) if cl
+               else np.ones(st.G, dtype=bool))
+        cost[nP + k] = float(st.neg[cov].sum())
+        A[:nP, nP + k] = -cov[st.P].astype(float)
+        A[nP, nP + k] = 1 + len(cl)
+    b = np.concatenate([-np.ones(nP), [st.C]])
+    res = linprog(cost, A_ub=A, b_ub=b, bounds=(0, 1), method="highs")
+    assert res.status == 0
+    return res.fun, -res.ineqlin.marginals[:nP], -res.ineqlin.marginals[nP]
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_enumerated_knapsack_at_the_lp_duals_can_beat_the_lp_and_stays_below_the_optimum(seed):
+    """At the master LP's optimal duals the bound at t = lambda is the LP value; below lambda
+    the enumerated knapsack (each clause at most once) only rises, and may pass the LP (seeds
+    4, 5, 8; on seed 4 it reaches the optimum at t = 0), yet never the brute-force optimum:
+    the tight setting where a bound too strong shows."""
+    from rulecert.mipmodels.colgen.pricing.bnb import price_by_branch_and_bound as bnb
+    X, y = _instance(seed + 500, n=40, d=6, noise=0.3)   # weighted: no rounding of bounds
+    X = np.column_stack([X, X[:, 0] & X[:, 1], X[:, 2] & ~X[:, 3], X[:, 0] & X[:, 1] & X[:, 4]])
+    w = np.random.default_rng(seed + 500).uniform(0.5, 1.5, len(y))
+    rng = np.random.default_rng(seed)
+    C, D, empty = int(rng.integers(2, 7)), 3, bool(seed % 2)
+    _, opt = brute_force_ruleset(X, y, C, D, empty_clause=empty, sample_weight=w)
+    p = RuleProblem.from_matrix(X, y, [f"f{j}" for j in range(X.shape[1])], sample_weight=w)
+    st = _State(p, ColGenOptions(complexity_bound=C, max_clause_length=D, empty_clause=empty))
+    z_lp, mu, lam = _master_lp_duals(st, empty)
+    base = read_duals(st, z_lp, mu, lam, empty)
+    prev = -math.inf
+    for t in np.linspace(lam, 0.0, 6):
+        dt = at_complexity_dual(st, base, float(t))
+        e = bnb(st.X, dt.v, dt.const, dt.lit, st.D, K=10**6, upper=0.0, tighten=False)
+        b = knapsack_bound(st, dt, [(2, 0.0)], math.inf,
+                           [(rc, 1 + len(cl)) for rc, cl in zip(e.reduced_costs, e.clauses)])
+        if t == lam:
+            assert b >= st.round_bound(z_lp) - 1e-6
+        assert prev - 1e-9 <= b <= opt + 1e-9, (t, b, z_lp, opt)
+        for L in (1, 2):                   # short clauses below 0, long ones only below u
+            u = -float(rng.uniform(0, 1))
+            es = bnb(st.X, dt.v, dt.const, dt.lit, L, K=10**6, upper=0.0, tighten=False)
+            el = bnb(st.X, dt.v, dt.const, dt.lit, st.D, K=10**6, upper=u, tighten=False)
+            found = {cl: rc for cl, rc in zip(es.clauses, es.reduced_costs)}
+            found.update((cl, rc) for cl, rc in zip(el.clauses, el.reduced_costs)
+                         if len(cl) > L)
+            b2 = knapsack_bound(st, dt, [(2, 0.0), (L + 2, u)], math.inf,
+                                [(rc, 1 + len(cl)) for cl, rc in found.items()])
+            assert b2 <= b + 1e-9
+        prev = b
+
+
+def test_enumeration_past_its_cap_keeps_a_valid_bound():
+    """An enumeration stopped past K clauses is incomplete, and its bound still holds for
+    the clauses it dropped."""
+    from rulecert.mipmodels.colgen.pricing.bnb import price_by_branch_and_bound as bnb
+    X, y = _implied_instance(3)
+    st = _State(_problem(X, y), ColGenOptions(complexity_bound=8, max_clause_length=3))
+    rng = np.random.default_rng(0)
+    dt = read_duals(st, 0.0, rng.uniform(0.5, 1, len(st.P)) * st.a, 0.0, True)
+    full = bnb(st.X, dt.v, dt.const, dt.lit, 3, K=10**6, upper=0.0, tighten=False)
+    assert full.complete and len(full.clauses) > 4
+    for K in (1, 2, 4):
+        r = bnb(st.X, dt.v, dt.const, dt.lit, 3, K=K, upper=0.0, tighten=False)
+        assert r.overflow and not r.complete
+        assert r.bound <= min(full.reduced_costs) + 1e-9
 
 
 @pytest.mark.parametrize("seed", range(8))

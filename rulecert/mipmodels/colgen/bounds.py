@@ -47,6 +47,22 @@ valid bound (1) whether or not pricing finished (its proven bound is used), and 
 kept.  Clauses with ``rc_k(t) < 0`` at ``t >= lambda`` also have ``rc_k(lambda) < 0``: they
 are improving columns of the master as well.
 
+Enumerated knapsack.  (1) charges every selected clause the class minimum ``z(t)``.  When
+pricing at ``t`` *enumerates* every clause with ``rc_k(t) < 0`` (the branch-and-bound's
+enumeration mode, complete), the Lagrangian subproblem that keeps the complexity row,
+``min {sum_k rc_k(t) w_k : sum_k c_k w_k <= C, w binary}``, is a 0/1 knapsack over those
+clauses alone, solved exactly by :func:`knapsack_bound` (each clause at most once; the
+other clauses cost ``>= 0``).  The enumeration holds only the clauses the search does not
+skip (irredundant, no literal implying another), which is enough: every clause has such a
+clause with the same coverage, a subset of its literals, so no higher cost nor complexity,
+and an optimal rule set never needs two clauses of one coverage (the cost is ``>= 0``).
+With classes the same holds per class: below a threshold ``u < 0`` for the long clauses,
+the rest of the class then costs ``>= u`` each.  By the envelope theorem this bound falls
+(weakly) as ``t`` grows (its slope is the complexity used minus ``C``), and at ``t = 0``
+it can exceed the LP bound (the LP lets clauses be chosen fractionally); larger ``t`` only
+makes the enumeration affordable.  Measured on tiny instances at the master LP's optimal
+duals, it reaches the IP optimum where the LP does not (``tests/test_colgen_bounds.py``).
+
 The bound is valid for the master IP over clauses of at most ``D`` literals (and the empty
 clause when admitted); it is rounded up when every objective coefficient is an integer.  In
 the penalized form without ``C`` there is no complexity row (``t = 0``) and ``N = floor(UB /
@@ -133,33 +149,46 @@ def _n_clauses(st, budget: float | None, ub: float) -> float:
     return n
 
 
-def knapsack_bound(st, duals: Duals, classes: list, ub: float) -> float:
+def knapsack_bound(st, duals: Duals, classes: list, ub: float, items=()) -> float:
     """Bound (1) of the module doc at ``duals.lam`` by clause class: ``classes`` holds
     ``(c_min, z)`` for disjoint classes of non-empty clauses (by length), ``z`` a proven lower
     bound on ``rc(t)`` over the class and ``c_min`` the least complexity in it.  A solution
     holds ``n_i`` clauses of class ``i`` and perhaps the empty clause with ``sum c_min n_i
     (+ 1) <= floor(C)``, so the clause term is at least the minimum of ``sum n_i min(0, z_i)
-    (+ rc_e(t))`` over those counts (a small knapsack, enumerated)."""
-    if st.C is None:
-        return lagrangian_bound(st, duals, min(z for _, z in classes), ub)
+    (+ rc_e(t))`` over those counts (a small knapsack, solved exactly).
+
+    ``items``: ``(rc(t), c)`` of clauses enumerated one by one -- the *enumerated knapsack*
+    of the module doc.  Then ``z`` of a class need only bound the clauses of the class that
+    are *not* among the items, and each item is used at most once: the enumeration must hold
+    every clause the pricing search does not skip (irredundant, no literal implied by
+    another) with ``rc(t) < z`` in its class, since an optimal rule set uses only such
+    clauses, each once."""
     cap = _n_clauses(st, None, ub)             # clause count allowed by the penalties
-    cls = [(int(c), min(0.0, float(z))) for c, z in classes]
-
-    def best(i: int, room: int, count: float) -> float:
-        if i == len(cls):
-            return 0.0
-        c, z = cls[i]
-        if z >= 0.0:
-            return best(i + 1, room, count)
-        out = math.inf
-        for n in range(0, int(min(room // c, count)) + 1):
-            out = min(out, n * z + best(i + 1, room - n * c, count - n))
-        return out
-
+    if st.C is None:
+        zs = [z for _, z in classes] + [rc for rc, _ in items]
+        return lagrangian_bound(st, duals, min(zs), ub)
     room = int(math.floor(st.C + 1e-9))
-    term = best(0, room, cap)
-    if duals.empty_rc0 is not None and room >= 1:
-        term = min(term, duals.empty_rc0 + duals.lam + best(0, room - 1, cap - 1))
+    ncap = int(min(room, cap))
+    # V[r, n]: the least clause term over at most n clauses of total complexity <= r
+    V = np.zeros((room + 1, ncap + 1))
+    for c, z in classes:                       # a class: as many clauses as fit, each >= z
+        c, z = int(c), min(0.0, float(z))
+        if z >= 0.0 or c > room:
+            continue
+        for r in range(c, room + 1):
+            V[r, 1:] = np.minimum(V[r, 1:], V[r - c, :-1] + z)
+    pool = sorted((float(rc), int(c)) for rc, c in items if rc < 0)
+    if duals.empty_rc0 is not None and duals.empty_rc0 + duals.lam < 0:
+        pool.append((duals.empty_rc0 + duals.lam, 1))
+    used: dict = {}
+    for rc, c in pool:                         # an item: at most once; of the items of one
+        if c > room or used.get(c, 0) >= room // c:   # complexity only room // c can fit
+            continue
+        used[c] = used.get(c, 0) + 1
+        W = V.copy()
+        W[c:, 1:] = np.minimum(V[c:, 1:], V[:room + 1 - c, :-1] + rc)
+        V = W
+    term = float(V[room, ncap])
     return st.round_bound(duals.base - duals.lam * st.C + term)
 
 
@@ -182,11 +211,14 @@ class DualSearch:
     duals: Duals
     """The duals at ``t`` (for gap closing)."""
     steps: list = dataclasses.field(default_factory=list)
-    """``(t, z(t), bound, pricing complete[, classes])`` per complexity dual tried."""
+    """``(t, z(t), bound, pricing complete[, classes, enumerated items])`` per complexity dual
+    tried."""
     clauses: list = dataclasses.field(default_factory=list)
     """Clauses of negative reduced cost found at ``t >= lambda`` (improving at ``lambda``)."""
     share: float | None = None
     """The smallest share of the LP value given up in a proven step (None: none proven)."""
+    items: int | None = None
+    """How many enumerated clauses the best bound's knapsack held (None: not enumerated)."""
 
 
 def complexity_dual_search(st, duals: Duals, zlb: float, found: list, ub: float,
@@ -196,30 +228,33 @@ def complexity_dual_search(st, duals: Duals, zlb: float, found: list, ub: float,
     """Search the complexity dual ``t`` that maximises bound (1) (module doc) at fixed ``mu``.
 
     ``zlb`` is the proven pricing bound at ``duals.lam`` and ``found`` the clauses pricing
-    found there; ``price_at(duals_t, share) -> (classes, clauses, complete)`` prices at
-    another ``t`` (``classes`` as in :func:`knapsack_bound`, ``clauses`` some with
-    ``rc(t) < 0``; ``share`` is the share ``f`` below, which the pricer may also give up,
-    e.g. proving only ``rc >= -f z_RMLP / n`` for the ``n`` long clauses that fit).  At most
-    ``steps`` pricing calls:
+    found there; ``price_at(duals_t, share) -> (classes, clauses, complete, items)`` prices
+    at another ``t`` (``classes`` and ``items`` as in :func:`knapsack_bound`, ``items`` None
+    when the pricer did not enumerate; ``clauses`` some with ``rc(t) < 0``; ``share`` is the
+    share ``f`` below, which the pricer may also give up, e.g. proving only ``rc >= -f z_RMLP
+    / n`` for the ``n`` long clauses that fit).  At most ``steps`` pricing calls:
 
-    * a clause of ratio ``r_k = rc_k(0) / c_k`` is known (from pricing at ``lambda`` or a
-      previous step): no ``t`` gives more than ``B + r_k C``; if that cannot beat
-      ``best_known`` the search stops;
+    * no ``t`` gives more than ``B`` plus the knapsack of the known clauses at ``t = 0``
+      (from pricing at ``lambda`` or a previous step; with enumerated items the bound falls
+      as ``t`` grows, see the module doc); if that cannot beat ``best_known`` the search
+      stops;
     * otherwise it prices at ``t = lambda + f z_RMLP / C``, giving up the share ``f`` of the
       LP value for a cheaper proof (every literal then costs ``t``); ``f`` starts at
-      ``share`` and is bisected between the largest share that failed (a clause found or the
-      node limit) and the smallest that was proven (tripled while none was).
+      ``share`` and is bisected between the largest share that failed and the smallest that
+      was proven (tripled while none was).  A step is proven when the pricer's enumeration
+      completed (its items then enter the knapsack) or, without items, when it found no
+      clause; it fails at the node limit (or, without items, when it found a clause).
 
     (Dinkelbach's step ``t = -r_k`` reaches ``t*`` with exact pricing but, measured on pima
     and heart, its proofs at ``t`` just above ``lambda`` fail at any affordable node limit.)
     """
     cov_cache: dict = {}
 
-    def ratio(cl) -> float:
+    def rc0(cl) -> float:
         if cl not in cov_cache:
             cov = np.logical_and.reduce(st.X[:, list(cl)], axis=1)
             cov_cache[cl] = st.lam0 + st.lam1 * len(cl) + float(duals.v[cov].sum())
-        return cov_cache[cl] / (1 + len(cl))
+        return cov_cache[cl]
 
     b0 = complexity_bound_at(st, duals, zlb, ub)
     best = DualSearch(b0, duals.lam, zlb, duals, [(duals.lam, zlb, b0, None)])
@@ -227,22 +262,25 @@ def complexity_dual_search(st, duals: Duals, zlb: float, found: list, ub: float,
         return best
     scale = max(abs(duals.rmlp), 1e-9) / st.C
     lo, hi, f = 0.0, None, float(share)
-    pool = [tuple(c) for c in found if len(c)]
+    pool = {tuple(c) for c in found if len(c)}
+    d0 = at_complexity_dual(st, duals, 0.0)
     for _ in range(steps):
-        if pool and duals.base + min(map(ratio, pool)) * st.C <= max(best.bound, best_known):
+        cap = knapsack_bound(st, d0, [], ub, [(rc0(c), 1 + len(c)) for c in pool])
+        if pool and cap <= max(best.bound, best_known):
             break                                  # these mu cannot give a better bound
         t = duals.lam + f * scale
         dt = at_complexity_dual(st, duals, t)
-        classes, clauses, complete = price_at(dt, f)
-        z = min(zc for _, zc in classes)
-        b = knapsack_bound(st, dt, classes, ub)
-        best.steps.append((t, z, b, complete, classes))
+        classes, clauses, complete, items = price_at(dt, f)
+        z = min([zc for _, zc in classes] + [rc for rc, _ in items or ()])
+        b = knapsack_bound(st, dt, classes, ub, items or ())
+        best.steps.append((t, z, b, complete, classes, None if items is None else len(items)))
         if b > best.bound:
             best.bound, best.t, best.z, best.duals = b, t, z, dt
+            best.items = None if items is None else len(items)
         new = [tuple(c) for c in clauses if len(c)]
         best.clauses.extend(new)
-        pool += new
-        if complete and not new:                   # proven: try giving up less
+        pool.update(new)
+        if complete and (items is not None or not new):   # proven: try giving up less
             hi = f
             best.share = f
         else:

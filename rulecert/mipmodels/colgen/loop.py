@@ -606,6 +606,10 @@ def _update_bound(run: _Run, duals: Duals, rnd: PricingRound, smoothed: bool = F
         if zlb >= -run.o.tol:
             run.bound_kind = ("lagrangian at smoothed duals (pricing proved no negative "
                               "reduced cost there)" if smoothed else "lp_optimal")
+        elif sr.t != duals.lam and sr.items:
+            run.bound_kind = (f"lagrangian, enumerated knapsack (the {sr.items} clauses of "
+                              f"negative reduced cost at complexity dual {sr.t:.6g} > LP's "
+                              f"{duals.lam:.6g}, each at most once, within C)")
         elif sr.t != duals.lam:
             run.bound_kind = (f"lagrangian normalised by complexity (complexity dual "
                               f"{sr.t:.6g} > LP's {duals.lam:.6g}, bnb pricing bound)")
@@ -648,6 +652,11 @@ generation too few iterations to match AIX360's loss).  Without a time limit not
 skipped, so counted-limit runs stay reproducible."""
 
 
+BOUND_ENUMERATION_CAP = 2000
+"""The complexity-dual search enumerates every clause of negative reduced cost at its ``t``
+(bounds.knapsack_bound's items); past this many the step counts as unproven."""
+
+
 def _dual_search(run: _Run, duals: Duals, rnd: PricingRound) -> DualSearch:
     """The complexity dual search of ``bounds.py``, pricing by the exact branch-and-bound on
     the full data (node-limited: its bound at the limit is proven)."""
@@ -656,24 +665,36 @@ def _dual_search(run: _Run, duals: Duals, rnd: PricingRound) -> DualSearch:
     def price_at(dt: Duals, share: float):
         tp = time.perf_counter()
         left = _bound_search_seconds(run)
-        bb = dict(K=o.columns_per_iter, node_limit=o.bound_node_limit,
+        bb = dict(K=BOUND_ENUMERATION_CAP, tighten=False, node_limit=o.bound_node_limit,
                   deadline=None if left is None else min(run.cg_end.end, tp + max(0.0, left)))
         L = o.bound_short_length
         if st.D <= L or st.C is None or share <= 0:
-            r = price_by_branch_and_bound(st.X, dt.v, dt.const, dt.lit, st.D, upper=0.0, **bb)
-            out = [(2, r.bound)], r.clauses, r.complete
+            parts = [(price_by_branch_and_bound(st.X, dt.v, dt.const, dt.lit, st.D, **bb),
+                      2, 0, 0.0)]
         else:
             # short clauses exactly; the few long ones that fit (complexity >= L + 2) only
             # down to u: a proof much cheaper than rc >= 0 (bounds.knapsack_bound)
-            rs_ = price_by_branch_and_bound(st.X, dt.v, dt.const, dt.lit, L, upper=0.0, **bb)
             n_long = max(1, math.floor(st.C / (L + 2)))
             u = -share * max(abs(dt.rmlp), 1e-9) / n_long
-            rl = price_by_branch_and_bound(st.X, dt.v, dt.const, dt.lit, st.D, upper=u, **bb)
-            out = ([(2, rs_.bound), (L + 2, rl.bound)], rs_.clauses + rl.clauses,
-                   rs_.complete and rl.complete)
+            parts = [(price_by_branch_and_bound(st.X, dt.v, dt.const, dt.lit, L, **bb), 2, 0,
+                      0.0),
+                     (price_by_branch_and_bound(st.X, dt.v, dt.const, dt.lit, st.D, upper=u,
+                                                **bb), L + 2, L, u)]
+        complete = all(r.complete for r, *_ in parts)
+        # the enumerated clauses of each part's own class (the long search's short clauses
+        # are the short search's too); complete: every skipped clause of a class is >= its
+        # threshold; else each part's proven bound holds for its whole class
+        found = {cl: rc for r, _, shorter, _ in parts
+                 for cl, rc in zip(r.clauses, r.reduced_costs) if len(cl) > shorter}
+        if complete:
+            classes = [(c, thr) for _, c, _, thr in parts]
+            items = [(rc, 1 + len(cl)) for cl, rc in found.items()]
+        else:
+            classes, items = [(c, r.bound) for r, c, _, _ in parts], None
+        best = sorted(found, key=found.get)[:o.columns_per_iter]
         run.times["bound_search"] = run.times.get("bound_search", 0.0) + time.perf_counter() - tp
         run.calls["bound_search"] = run.calls.get("bound_search", 0) + 1
-        return out
+        return classes, best, complete, items
 
     # only where pricing's best clause is mild (the paper's bound with it as z_CG would lose
     # under 30% of z_RMLP): far from convergence no t makes these duals a good bound

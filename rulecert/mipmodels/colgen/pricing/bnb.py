@@ -40,8 +40,8 @@ and *enumeration* (the threshold stays fixed; every irredundant clause with ``rc
 is collected, or the search reports itself incomplete past ``K`` of them).
 
 Bound.  The result's ``bound`` is a valid lower bound on ``min(upper, min_k rc(k))``: the
-best clause found, the threshold of everything pruned, and on an early stop the optimistic
-estimates of the open nodes on the DFS stack.  The search runs in resumable chunks of nodes
+best clause found, the threshold of everything pruned, the clauses an enumeration dropped
+past ``K``, and on an early stop the optimistic estimates of the open nodes on the DFS stack.  The search runs in resumable chunks of nodes
 so that the caller can check the wall clock between chunks.
 
 Coverage sums use per-byte lookup tables (``W x 8 x 256``), so a child costs ``O(W)``.
@@ -82,7 +82,7 @@ def _run(F, IMP, CHAIN, n_chains, T, Tn, const, lit, D, K, tighten, by_rc, cov, 
     """Advance the search by at most ``node_budget`` expansions.
 
     istate = [depth, nfound, nodes, expand_pending, finished, overflow]
-    fstate = [threshold]
+    fstate = [threshold, least reduced cost dropped past K in enumeration]
     """
     d, W = F.shape
     depth = istate[0]
@@ -144,6 +144,8 @@ def _run(F, IMP, CHAIN, n_chains, T, Tn, const, lit, D, K, tighten, by_rc, cov, 
                     else:
                         overflow = True
                         pos = -1
+                        if rc < fstate[1]:
+                            fstate[1] = rc     # kept for the bound: this clause is dropped
                     if pos >= 0:
                         best_rc[pos] = rc
                         for q in range(D):
@@ -361,7 +363,7 @@ def price_by_branch_and_bound(X: np.ndarray, v: np.ndarray, const: float, lit: f
     best_rc = np.full(K, np.inf)
     best_cl = np.full((K, D), -1, dtype=np.int64)
     istate = np.array([0, 0, 0, 1, 0, 0], dtype=np.int64)
-    fstate = np.array([float(upper)])
+    fstate = np.array([float(upper), np.inf])
     budget = chunk
     while True:
         if node_limit is not None:
@@ -397,6 +399,7 @@ def price_by_branch_and_bound(X: np.ndarray, v: np.ndarray, const: float, lit: f
     bound = min(thr, float(upper))
     if nfound:
         bound = min(bound, rc_list[0])
+    bound = min(bound, float(fstate[1]))    # a clause enumeration dropped (overflow)
     if not finished:
         depth = int(istate[0])
         for dd in range(depth + 1):
