@@ -652,6 +652,10 @@ generation too few iterations to match AIX360's loss).  Without a time limit not
 skipped, so counted-limit runs stay reproducible."""
 
 
+FINAL_BOUND_SEARCH_STEPS = 10
+"""Pricing calls of the complexity-dual search when pricing found no clause (column
+generation then stops): bisection comes within a few percent of the best ``t`` (measured on
+pima at C = 10, at the final duals: 3 steps proved 70, 8 steps 93)."""
 BOUND_ENUMERATION_CAP = 2000
 """The complexity-dual search enumerates every clause of negative reduced cost at its ``t``
 (bounds.knapsack_bound's items); past this many the step counts as unproven."""
@@ -702,7 +706,12 @@ def _dual_search(run: _Run, duals: Duals, rnd: PricingRound) -> DualSearch:
     mild = st.C is None or rc_best * st.C / 2 >= -0.3 * abs(duals.rmlp)
     steps = o.bound_search_steps if mild and not run.cg_end.expired() else 0
     last = o.max_iter is not None and run.it + 1 >= o.max_iter
-    if run.it < run.search_next and not last:
+    if not rnd.clauses and steps:
+        # pricing found nothing: column generation stops here (unless the search finds a
+        # clause) in this run and in any longer one, so a longer search keeps the bound
+        # non-decreasing in the limits; it is the last chance to raise it
+        steps = max(steps, FINAL_BOUND_SEARCH_STEPS)
+    elif run.it < run.search_next and not last:
         steps = 0   # backoff: searches that do not raise the bound come ever more rarely
     left = _bound_search_seconds(run)
     if left is not None and left <= 0.0:
