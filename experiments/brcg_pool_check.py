@@ -18,32 +18,15 @@ accuracy difference to AIX360 with its standard error.
 from __future__ import annotations
 
 import argparse
-import json
-import os
-import subprocess
 import sys
-import tempfile
 import warnings
 
 import numpy as np
 
 from _common import load, mean_se
+from bench_brcg import run_aix360
 
-HERE = os.path.dirname(os.path.abspath(__file__))
 MODES = ("aix360 pool", "heuristic pricing", "default")
-
-
-def run_driver(python, X, y, folds, categorical, d):
-    X.to_csv(f"{d}/X.csv", index=False)
-    np.save(f"{d}/y.npy", np.asarray(y, dtype=np.int64))
-    with open(f"{d}/job.json", "w") as fh:
-        json.dump({"folds": [tr.tolist() for tr, _ in folds], "test": [te.tolist() for _, te in folds],
-                   "categorical": categorical or [], "dump": True}, fh)
-    out = subprocess.run([python, os.path.join(HERE, "aix360_driver.py"), d],
-                         capture_output=True, text=True)
-    if out.returncode != 0:
-        raise RuntimeError(f"AIX360 driver failed:\n{out.stderr[-3000:]}")
-    return [json.loads(line) for line in out.stdout.splitlines() if line.startswith("{")]
 
 
 def main(argv=None):
@@ -66,29 +49,27 @@ def main(argv=None):
         X, y, categorical = load(name)
         folds = list(StratifiedKFold(args.folds, shuffle=True, random_state=args.seed).split(X, y))
         res = {m: [] for m in ("aix360",) + MODES}
-        with tempfile.TemporaryDirectory() as d:
-            aix = run_driver(args.aix360_python, X, y, folds, categorical, d)
-            for f, (tr, te) in enumerate(folds):
-                Xtr = np.load(f"{d}/fold{f}_train.npy").astype(bool)
-                Xte = np.load(f"{d}/fold{f}_test.npy").astype(bool)
-                a = aix[f]
-                p = RuleProblem.from_matrix(Xtr, y[tr])
-                C = max(1, a["complexity"])
-                rs = RuleSet.from_feature_sets([a["pool"][k] for k in a["selected"]])
-                res["aix360"].append((float((rs.predict(Xte) == y[te]).mean()),
-                                      ruleset_objective(rs, p).hamming_loss, rs.complexity))
-                pool = [c for c in a["pool"] if c]
-                for mode in MODES:
-                    kw = {"aix360 pool": dict(initial_clauses=pool, max_iter=0),
-                          "heuristic pricing": dict(pricing="heuristic"), "default": {}}[mode]
-                    rs, cert = solve(p, complexity_bound=C, empty_clause=True,
-                                     time_limit=args.time_limit,
-                                     pricing_time_limit=args.time_limit / 3, seed=args.seed + f, **kw)
-                    res[mode].append((float((rs.predict(Xte) == y[te]).mean()),
-                                      cert.stats["hamming_loss"], rs.complexity))
-                print(f"{name} fold {f} C={C}: " + ", ".join(
-                    f"{m} {100 * r[-1][0]:.1f}% / loss {r[-1][1]:g}" for m, r in res.items()),
-                    file=sys.stderr, flush=True)
+        aix, dumped = run_aix360(args.aix360_python, X, y, folds, categorical, dump=True)
+        for f, (tr, te) in enumerate(folds):
+            Xtr, Xte = dumped[f]["Xtr"], dumped[f]["Xte"]
+            a = dict(aix[f], pool=dumped[f]["pool"], selected=dumped[f]["selected"])
+            p = RuleProblem.from_matrix(Xtr, y[tr])
+            C = max(1, a["complexity"])
+            rs = RuleSet.from_feature_sets([a["pool"][k] for k in a["selected"]])
+            res["aix360"].append((float((rs.predict(Xte) == y[te]).mean()),
+                                  ruleset_objective(rs, p).hamming_loss, rs.complexity))
+            pool = [c for c in a["pool"] if c]
+            for mode in MODES:
+                kw = {"aix360 pool": dict(initial_clauses=pool, max_iter=0),
+                      "heuristic pricing": dict(pricing="heuristic"), "default": {}}[mode]
+                rs, cert = solve(p, complexity_bound=C, empty_clause=True,
+                                 time_limit=args.time_limit,
+                                 pricing_time_limit=args.time_limit / 3, seed=args.seed + f, **kw)
+                res[mode].append((float((rs.predict(Xte) == y[te]).mean()),
+                                  cert.stats["hamming_loss"], rs.complexity))
+            print(f"{name} fold {f} C={C}: " + ", ".join(
+                f"{m} {100 * r[-1][0]:.1f}% / loss {r[-1][1]:g}" for m, r in res.items()),
+                file=sys.stderr, flush=True)
         print(f"\n{name}: {args.folds} folds, AIX360's binarization, C = AIX360's complexity per "
               f"fold, {args.time_limit:g} s per rulecert fit")
         print("| model | test acc % (se) | training Hamming loss | complexity | acc diff to AIX360 "
