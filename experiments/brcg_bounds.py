@@ -8,7 +8,8 @@ as in brcg_table.py, with the *same* deterministic limits for both variants:
 * ``today``: the code of ``--today-src`` (a checkout of main; default: this checkout with the
   new bound switched off, ``bound_search_steps=0``, ``smoothing=0``), run in a subprocess;
 * ``new``: this checkout (the Lagrangian bound at the best complexity dual, by clause length,
-  ``bounds.py``; pricing's branch-and-bound with the exclusion bound, ``pricing/bnb.py``).
+  as an exact knapsack over the enumerated clauses of negative reduced cost, ``bounds.py``;
+  pricing's branch-and-bound with the exclusion bound, ``pricing/bnb.py``).
 
 The default limits (100 iterations, 10^8 branch-and-bound nodes per pricing call per 2000
 rows, 500 restricted-IP nodes, gap closing up to 100,000 clauses) let the exact pricing
