@@ -239,7 +239,7 @@ def test_column_generation_stops_at_the_memory_cap(shared_data, monkeypatch):
         return resident_memory_bytes() + len(readings) * 2**20
 
     monkeypatch.setattr(monitor, "resident_memory_bytes", growing)
-    cap = resident_memory_bytes() / 2**20 + 40.0
+    cap = resident_memory_bytes() / 2**20 + 10.0
     rs, cert = solve(p, complexity_bound=25, memory_limit_mb=cap)
     assert cert.termination is Termination.MEMORY_LIMIT, cert.summary()
     assert cert.stats["stop_reason"] == "memory_limit" and "memory_limit_mb" in cert.message
