@@ -106,6 +106,13 @@ def solve(model: "cp_model.CpModel", variables, *, time_limit: float | None = No
         return stopped_result(watch.stop, solver="cp-sat", version=cpsat_version(), wall=wall,
                               bound=bound, warm_start_objective=warm_start_objective,
                               nodes=watch.nodes)
+    if watch.stop is None:
+        # a Ctrl-C (or the callback, the memory cap) that arrived as CP-SAT returned on its
+        # own: CP-SAT can end its search at a SIGINT before the watcher asks it to stop
+        # (seen in CI: FEASIBLE 50 ms after the SIGINT, then reported as a time limit)
+        why = _stop_reason(monitor, None)
+        if why is not None and why[0] is not Termination.TIME_LIMIT:
+            watch.stop = why
     limit_term = Termination.TIME_LIMIT if deterministic_time is None else Termination.ITERATION_LIMIT
     msg = solver.StatusName(st)
     if watch.stop is not None:
