@@ -156,12 +156,25 @@ def test_complexity_dual_search_with_exact_pricing(seed):
         assert duals.const + duals.lit * len(cl) + float(duals.v[cov].sum()) < 0
 
 
-def _implied_instance(seed):
+def _implied_instance(seed, n=26, noise=0.2):
     """Tiny random data plus conjunctions of its features (so that features imply others and
     the pricing search skips redundant and dominated clauses)."""
-    X, y = _instance(seed, n=26, d=6)
+    X, y = _instance(seed, n=n, d=6, noise=noise)
     X = np.column_stack([X, X[:, 0] & X[:, 1], X[:, 2] & ~X[:, 3], X[:, 0] & X[:, 1] & X[:, 4]])
     return X, y
+
+
+def _two_class_knapsack(st, dt, L, u):
+    """The enumerated knapsack with two classes: every clause of <= L literals below 0 and
+    every longer one below u < 0 enumerated by the branch-and-bound, the rest >= u."""
+    from rulecert.mipmodels.colgen.pricing.bnb import price_by_branch_and_bound as bnb
+    es = bnb(st.X, dt.v, dt.const, dt.lit, L, K=10**6, upper=0.0, tighten=False)
+    el = bnb(st.X, dt.v, dt.const, dt.lit, st.D, K=10**6, upper=u, tighten=False)
+    assert es.complete and el.complete
+    found = {cl: rc for cl, rc in zip(es.clauses, es.reduced_costs)}
+    found.update((cl, rc) for cl, rc in zip(el.clauses, el.reduced_costs) if len(cl) > L)
+    return knapsack_bound(st, dt, [(2, 0.0), (L + 2, u)], math.inf,
+                          [(rc, 1 + len(cl)) for cl, rc in found.items()])
 
 
 @pytest.mark.parametrize("seed", range(10))
@@ -190,16 +203,8 @@ def test_enumerated_knapsack_bound_never_exceeds_the_optimum(seed):
             assert b >= complexity_bound_at(st, dt, _exact_min_rc(st, dt), math.inf) - 1e-9
             assert b <= prev + 1e-9
             prev = b
-            L = 1                          # short clauses below 0, long ones only below u
-            u = -float(rng.uniform(0, 2))
-            es = bnb(st.X, dt.v, dt.const, dt.lit, L, K=10**6, upper=0.0, tighten=False)
-            el = bnb(st.X, dt.v, dt.const, dt.lit, st.D, K=10**6, upper=u, tighten=False)
-            found = {cl: rc for cl, rc in zip(es.clauses, es.reduced_costs)}
-            found.update((cl, rc) for cl, rc in zip(el.clauses, el.reduced_costs)
-                         if len(cl) > L)
-            b2 = knapsack_bound(st, dt, [(2, 0.0), (L + 2, u)], math.inf,
-                                [(rc, 1 + len(cl)) for cl, rc in found.items()])
-            assert b2 <= opt + 1e-9
+            # short clauses (1 literal) below 0, long ones only below u
+            assert _two_class_knapsack(st, dt, 1, -float(rng.uniform(0, 2))) <= opt + 1e-9
 
 
 def _master_lp_duals(st, empty):
@@ -230,8 +235,7 @@ def test_enumerated_knapsack_at_the_lp_duals_can_beat_the_lp_and_stays_below_the
     4, 5, 8; on seed 4 it reaches the optimum at t = 0), yet never the brute-force optimum:
     the tight setting where a bound too strong shows."""
     from rulecert.mipmodels.colgen.pricing.bnb import price_by_branch_and_bound as bnb
-    X, y = _instance(seed + 500, n=40, d=6, noise=0.3)   # weighted: no rounding of bounds
-    X = np.column_stack([X, X[:, 0] & X[:, 1], X[:, 2] & ~X[:, 3], X[:, 0] & X[:, 1] & X[:, 4]])
+    X, y = _implied_instance(seed + 500, n=40, noise=0.3)   # weighted: no rounding of bounds
     w = np.random.default_rng(seed + 500).uniform(0.5, 1.5, len(y))
     rng = np.random.default_rng(seed)
     C, D, empty = int(rng.integers(2, 7)), 3, bool(seed % 2)
@@ -250,15 +254,7 @@ def test_enumerated_knapsack_at_the_lp_duals_can_beat_the_lp_and_stays_below_the
             assert b >= st.round_bound(z_lp) - 1e-6
         assert prev - 1e-9 <= b <= opt + 1e-9, (t, b, z_lp, opt)
         for L in (1, 2):                   # short clauses below 0, long ones only below u
-            u = -float(rng.uniform(0, 1))
-            es = bnb(st.X, dt.v, dt.const, dt.lit, L, K=10**6, upper=0.0, tighten=False)
-            el = bnb(st.X, dt.v, dt.const, dt.lit, st.D, K=10**6, upper=u, tighten=False)
-            found = {cl: rc for cl, rc in zip(es.clauses, es.reduced_costs)}
-            found.update((cl, rc) for cl, rc in zip(el.clauses, el.reduced_costs)
-                         if len(cl) > L)
-            b2 = knapsack_bound(st, dt, [(2, 0.0), (L + 2, u)], math.inf,
-                                [(rc, 1 + len(cl)) for cl, rc in found.items()])
-            assert b2 <= b + 1e-9
+            assert _two_class_knapsack(st, dt, L, -float(rng.uniform(0, 1))) <= b + 1e-9
         prev = b
 
 

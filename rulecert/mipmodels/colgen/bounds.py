@@ -265,8 +265,8 @@ def complexity_dual_search(st, duals: Duals, zlb: float, found: list, ub: float,
     pool = {tuple(c) for c in found if len(c)}
     d0 = at_complexity_dual(st, duals, 0.0)
     for _ in range(steps):
-        cap = knapsack_bound(st, d0, [], ub, [(rc0(c), 1 + len(c)) for c in pool])
-        if pool and cap <= max(best.bound, best_known):
+        if pool and knapsack_bound(st, d0, [], ub, [(rc0(c), 1 + len(c)) for c in pool]) \
+                <= max(best.bound, best_known):
             break                                  # these mu cannot give a better bound
         t = duals.lam + f * scale
         dt = at_complexity_dual(st, duals, t)
