@@ -57,3 +57,46 @@ def test_help_of_every_subcommand_prints(command, capsys):
     assert out.startswith("usage: rulecert")
     if command not in (None, "predict", "run", "report"):
         assert "--memory-limit-mb" in out and "50% of the machine" in out
+
+
+def _headerless(tmp_path, n=120):
+    """A numeric CSV without a header row (as UCI's pima file): y = x0 > 0.5 and x1 > 0.5."""
+    rng = np.random.default_rng(1)
+    X = rng.random((n, 3)).round(3)
+    y = ((X[:, 0] > 0.5) & (X[:, 1] > 0.5)).astype(int)
+    path = tmp_path / "d.data"
+    np.savetxt(path, np.column_stack([X, y]), delimiter=",", fmt=["%.3f"] * 3 + ["%d"])
+    return path, X, y
+
+
+def test_headerless_numeric_csv_keeps_every_row_and_names_columns(tmp_path, capsys):
+    path, X, y = _headerless(tmp_path)
+    model = tmp_path / "m.json"
+    assert main(["brcg", "--data", str(path), "--C", "5", "--json", "--quiet",
+                 "--save-model", str(model)]) == 0
+    cap = capsys.readouterr()
+    assert "read as data (no header row)" in cap.err
+    out = json.loads(cap.out)
+    assert f"{len(y)} rows, target 'x3'" in out["data"]   # the first row is data, not names
+    assert set(out["rules_text"].split()) & {"x0", "x1"} and "x2" not in out["rules_text"]
+    assert main(["predict", "--model", str(model), "--data", str(path), "--json"]) == 0
+    pred = json.loads(capsys.readouterr().out)
+    assert pred["target"] == "x3" and len(pred["predictions"]["row"]) == len(y)
+    mistakes = int(np.sum(np.asarray(pred["predictions"]["prediction"]).astype(int) != y))
+    assert mistakes == out["certificate"]["objective"]   # the saved model, recomputed
+    # --header yes reads the first row as names (one row fewer, the target named by a value)
+    assert main(["brcg", "--data", str(path), "--C", "5", "--json", "--quiet",
+                 "--header", "yes"]) == 0
+    assert f"{len(y) - 1} rows" in json.loads(capsys.readouterr().out)["data"]
+
+
+def test_header_row_with_names_is_read_as_names(tmp_path, capsys):
+    from rulecert.cli._data import read_csv_frame
+    path, X, y = _headerless(tmp_path, 10)
+    named = tmp_path / "named.csv"
+    named.write_text("a,b,c,y\n" + path.read_text())
+    assert list(read_csv_frame(str(named)).columns) == ["a", "b", "c", "y"]
+    assert len(read_csv_frame(str(named))) == 10
+    df = read_csv_frame(str(path), "no")
+    assert list(df.columns) == ["x0", "x1", "x2", "x3"] and len(df) == 10
+    assert capsys.readouterr().err == ""           # explicit --header: nothing to say

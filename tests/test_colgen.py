@@ -332,6 +332,9 @@ def test_master_duals_give_nonnegative_reduced_costs_for_its_columns():
         assert rc >= -1e-7
     L = mu.sum() - lam * 9.0 + np.minimum(0, pos[P] - mu).sum()
     assert math.isclose(L, res.objective, abs_tol=1e-6)       # strong duality
+    # an IP with options, then the LP again: the options held for the IP only
+    ip = m.solve_ip(None, None, mip_abs_gap=0.5, options={"mip_pscost_minreliable": 0})
+    assert ip.x is not None and m.h.getOptionValue("mip_pscost_minreliable")[1] == 8
 
 
 # ---- model, objective, bad input, limits ----------------------------------------------------
@@ -754,3 +757,43 @@ def test_empty_clause_estimator_at_complexity_one():
         BooleanRuleCGCV([1, 5], cv=2, empty_clause=False).fit(X.astype(int), y)
     cv = BooleanRuleCGCV([1, 5], cv=2, empty_clause=True, random_state=0).fit(X.astype(int), y)
     assert cv.complexity_ <= cv.complexity_bound_
+
+
+@pytest.mark.parametrize("case", [CASES[0], CASES[3], CASES[8]], ids=["dnf", "cnf", "bnb"])
+def test_light_ip_options_reach_the_ip_only_and_keep_it_exact(case, monkeypatch):
+    from rulecert.mipmodels import highs as hx
+    from rulecert.mipmodels.colgen import LIGHT_IP_OPTIONS
+    seen = []
+    orig = hx.solve
+
+    def spy(h, **kw):
+        seen.append((kw["is_mip"], h.getOptionValue("mip_pscost_minreliable")[1],
+                     h.getOptionValue("mip_heuristic_run_rins")[1]))
+        return orig(h, **kw)
+    monkeypatch.setattr(hx, "solve", spy)
+    seed, form, C, D, weighted, fnw, lam0, lam1, pricing = case
+    X, y = _instance(seed)
+    problem = RuleProblem.from_matrix(X, y)
+    kw = dict(fn_weight=fnw, clause_penalty=lam0, literal_penalty=lam1)
+    rs, cert = solve(problem, complexity_bound=C, max_clause_length=D, form=form,
+                     pricing=pricing, pricing_deterministic_time=20.0,
+                     ip_options=LIGHT_IP_OPTIONS, **kw)
+    _, bf_obj = brute_force_ruleset(X, y, C, D, form=form, **kw)
+    _check_certificate(cert, rs, problem, bf_obj, C, **kw)
+    assert cert.proven_optimal and math.isclose(cert.objective, bf_obj, abs_tol=1e-9)
+    ips = [s for s in seen if s[0]]
+    assert ips and all(s[1:] == (0, False) for s in ips)      # every IP solve got them
+    lps = [s for s in seen if not s[0]]
+    assert lps and all(s[1:] == (8, True) for s in lps)        # the LPs kept HiGHS's defaults
+
+
+def test_bad_ip_options_fail_before_any_work(monkeypatch):
+    from rulecert.mipmodels import highs as hx
+    monkeypatch.setattr(hx, "solve", lambda *a, **k: pytest.fail("solved despite bad options"))
+    p = RuleProblem.from_matrix(*_instance(1))
+    with pytest.raises(ValueError, match="'mip_magic' is not a HiGHS option"):
+        solve(p, complexity_bound=5, ip_options={"mip_magic": 1})
+    with pytest.raises(ValueError, match="HiGHS refuses mip_heuristic_effort='lots'"):
+        solve(p, complexity_bound=5, ip_options={"mip_heuristic_effort": "lots"})
+    with pytest.raises(ValueError, match="ip_options must be a dict"):
+        solve(p, complexity_bound=5, ip_options=["mip_heuristic_effort"])

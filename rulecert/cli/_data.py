@@ -24,6 +24,7 @@ from pathlib import Path
 import numpy as np
 
 MISSING = ("error", "drop", "indicator", "category")
+HEADER = ("auto", "yes", "no")
 
 
 @dataclasses.dataclass
@@ -52,10 +53,49 @@ def add_save_model_argument(p) -> None:
                         "'rulecert predict --model M.json --data X.csv'")
 
 
+def add_header_argument(p) -> None:
+    p.add_argument("--header", default="auto", choices=HEADER,
+                   help="does the CSV's first row name the columns? auto (default): yes unless "
+                        "every field of it is a number (then the columns are x0, x1, ...)")
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
+def read_csv_frame(path: str, header: str = "auto"):
+    """A CSV as a DataFrame.  ``header`` "yes": the first row names the columns; "no": it is
+    data and the columns are ``x0, x1, ...``; "auto": "no" when every field of the first row
+    is a number (UCI files such as pima's have no header row), said on stderr."""
+    import csv
+
+    import pandas as pd
+    if header not in HEADER:
+        raise ValueError(f"--header must be one of {HEADER}, got {header!r}")
+    if header == "auto":
+        with open(path, newline="") as fh:
+            first = next(csv.reader(fh), [])
+        header = "no" if first and all(_is_number(f.strip()) for f in first) else "yes"
+        if header == "no":
+            print(f"rulecert: {path}: the first row is all numbers, read as data (no header "
+                  f"row); columns x0 ... x{len(first) - 1} (--header yes to read it as names)",
+                  file=sys.stderr)
+    if header == "yes":
+        return pd.read_csv(path)
+    df = pd.read_csv(path, header=None)
+    df.columns = [f"x{j}" for j in range(df.shape[1])]
+    return df
+
+
 def add_data_arguments(p) -> None:
     p.add_argument("--data", required=True,
                    help="a CSV file (target column: --target, default the last) or a CORELS file "
                         "stem (PATH.out + PATH.label)")
+    add_header_argument(p)
     p.add_argument("--target", default=None, help="target column of a CSV (default: last column)")
     p.add_argument("--positive", default=None,
                    help="value of the target that counts as positive (default: 1, 'yes', 'true' "
@@ -132,8 +172,7 @@ def apply_missing_policy(df, policy: str, path: str, columns=None):
 def read_csv_table(path: str, args):
     """(frame, feature columns, 0/1 labels, target name) of a CSV, with --target / --positive
     and the --missing policy; the class labels go to ``args.data_info``."""
-    import pandas as pd
-    df = pd.read_csv(path)
+    df = read_csv_frame(path, getattr(args, "header", "auto"))
     if df.shape[1] < 2:
         raise ValueError(f"{path} has {df.shape[1]} column(s); a feature and a target are needed")
     target = args.target if args.target is not None else df.columns[-1]

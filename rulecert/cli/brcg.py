@@ -12,12 +12,14 @@ from pathlib import Path
 
 
 def add_parser(sub) -> None:
+    from ._data import add_header_argument
     from ._run import add_memory_argument
     p = sub.add_parser("brcg", help="Boolean rule set (DNF/CNF) by column generation, certified")
     p.add_argument("--data", required=True,
                    help="a CSV file (raw columns are binarized: decile thresholds and negations) "
                         "or a CORELS file stem (PATH.out + PATH.label: its single-item "
                         "antecedents are the binary features)")
+    add_header_argument(p)
     p.add_argument("--target", default=None, help="target column (default: the last column)")
     p.add_argument("--positive", default=None,
                    help="target value that counts as positive (default: 1, 'yes', 'true' or the "

@@ -15,11 +15,13 @@ import sys
 
 
 def add_parser(sub) -> None:
+    from ._data import add_header_argument
     p = sub.add_parser("predict", help="apply a saved model (--save-model M.json) to a CSV")
     p.add_argument("--model", required=True, metavar="M.json", help="a saved rulecert model")
     p.add_argument("--data", required=True, metavar="X.csv",
                    help="a CSV with the model's input columns (others, such as the target, are "
                         "ignored)")
+    add_header_argument(p)
     p.add_argument("--out", default=None, metavar="PREDS.csv",
                    help="write the predictions here (default: standard output)")
     p.add_argument("--proba", action="store_true",
@@ -41,7 +43,7 @@ def run(args) -> int:
     import pandas as pd
 
     from ..export import load_model
-    from ._data import apply_missing_policy
+    from ._data import apply_missing_policy, read_csv_frame
 
     if getattr(args, "plot", None):
         raise ValueError("--plot does not apply to predict (no solver runs)")
@@ -53,7 +55,7 @@ def run(args) -> int:
     path = os.path.expanduser(args.data)
     if not os.path.exists(path):
         raise FileNotFoundError(f"--data {path}: no such file")
-    df = pd.read_csv(path)
+    df = read_csv_frame(path, args.header)
     df = df.assign(row=np.arange(len(df))) if "row" not in df.columns else df
     saved.check_columns(df)
     cols = saved.input_columns

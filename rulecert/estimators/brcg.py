@@ -73,6 +73,10 @@ class BooleanRuleCGClassifier(BinaryRuleClassifier):
     bnb_node_limit, pricing_deterministic_time : deterministic limits of the exact pricers.
     ip_node_limit : int or None
         Node limit of the restricted master IP (deterministic; None: only the time limit).
+    ip_options : dict or None
+        HiGHS options of the restricted master IP (names to values, checked against HiGHS
+        before any work), e.g. ``{"mip_pscost_minreliable": 0, "mip_heuristic_effort": 0.0}``:
+        no strong branching, no root heuristics, a cheaper IP under a node limit.
     bound_search_steps : int >= 0
         Pricing calls per column-generation iteration spent strengthening the certified lower
         bound (the complexity-dual search of ``colgen/bounds.py``); 0: the paper's bound only,
@@ -126,6 +130,7 @@ class BooleanRuleCGClassifier(BinaryRuleClassifier):
         "bnb_node_limit": [None, Interval(Integral, 1, None, closed="left")],
         "pricing_deterministic_time": [None, Interval(Real, 0, None, closed="neither")],
         "ip_node_limit": [None, Interval(Integral, 1, None, closed="left")],
+        "ip_options": [None, dict],
         "bound_search_steps": [Interval(Integral, 0, None, closed="left")],
         "columns_per_iter": [Interval(Integral, 1, None, closed="left")],
         "beam_width": [Interval(Integral, 1, None, closed="left")],
@@ -144,7 +149,8 @@ class BooleanRuleCGClassifier(BinaryRuleClassifier):
                  clause_penalty=0.0, literal_penalty=0.0, pricing="auto",
                  time_limit=DEFAULT_TIME_LIMIT,
                  pricing_time_limit=30.0, max_iter=None, bnb_node_limit=None,
-                 pricing_deterministic_time=None, ip_node_limit=None, bound_search_steps=3,
+                 pricing_deterministic_time=None, ip_node_limit=None, ip_options=None,
+                 bound_search_steps=3,
                  columns_per_iter=50, beam_width=5, close_gap=True, sample_rows=2000,
                  max_nonzeros=100_000, workers=1, warm_start=False,
                  random_state=DEFAULT_SEED, binarizer=None,
@@ -163,6 +169,7 @@ class BooleanRuleCGClassifier(BinaryRuleClassifier):
         self.bnb_node_limit = bnb_node_limit
         self.pricing_deterministic_time = pricing_deterministic_time
         self.ip_node_limit = ip_node_limit
+        self.ip_options = ip_options
         self.bound_search_steps = bound_search_steps
         self.columns_per_iter = columns_per_iter
         self.beam_width = beam_width
@@ -188,6 +195,7 @@ class BooleanRuleCGClassifier(BinaryRuleClassifier):
             pricing_time_limit=self.pricing_time_limit,
             pricing_deterministic_time=self.pricing_deterministic_time, max_iter=self.max_iter,
             bnb_node_limit=self.bnb_node_limit, ip_node_limit=self.ip_node_limit,
+            ip_options=self.ip_options,
             bound_search_steps=self.bound_search_steps,
             columns_per_iter=self.columns_per_iter,
             beam_width=self.beam_width,
@@ -353,7 +361,8 @@ class BooleanRuleCGCV(BooleanRuleCGClassifier):
                  clause_penalty=0.0,
                  literal_penalty=0.0, pricing="auto", time_limit=None, pricing_time_limit=30.0,
                  max_iter=None, bnb_node_limit=None, pricing_deterministic_time=None,
-                 ip_node_limit=None, bound_search_steps=3, columns_per_iter=50, beam_width=5,
+                 ip_node_limit=None, ip_options=None, bound_search_steps=3, columns_per_iter=50,
+                 beam_width=5,
                  close_gap=True, sample_rows=2000,
                  max_nonzeros=100_000, workers=1, random_state=DEFAULT_SEED, binarizer=None,
                  memory_limit_mb=DEFAULT_MEMORY_LIMIT_MB, verbose=False, callback=None):
@@ -373,6 +382,7 @@ class BooleanRuleCGCV(BooleanRuleCGClassifier):
         self.bnb_node_limit = bnb_node_limit
         self.pricing_deterministic_time = pricing_deterministic_time
         self.ip_node_limit = ip_node_limit
+        self.ip_options = ip_options
         self.bound_search_steps = bound_search_steps
         self.columns_per_iter = columns_per_iter
         self.beam_width = beam_width

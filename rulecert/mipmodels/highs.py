@@ -81,6 +81,38 @@ def new_highs(*, threads: int | None = None, seed: int = 0) -> "highspy.Highs":
     return h
 
 
+def check_options(options, name: str = "options") -> dict:
+    """``options`` (a mapping of HiGHS option names to values) checked against HiGHS's own
+    option table before any work: an unknown name or a value of the wrong type raises a
+    ValueError naming the option.  Returns a plain dict (empty for None)."""
+    if options is None:
+        return {}
+    if not isinstance(options, dict):
+        raise ValueError(f"{name} must be a dict of HiGHS option names to values, got "
+                         f"{type(options).__name__}")
+    if highspy is None:
+        raise RuntimeError(f"highspy is not available: {_IMPORT_ERROR}")
+    h = new_highs()
+    for key, val in options.items():
+        if not isinstance(key, str):
+            raise ValueError(f"{name}: HiGHS option names are strings, got {key!r}")
+        status, _ = h.getOptionValue(key)
+        if status != highspy.HighsStatus.kOk:
+            raise ValueError(f"{name}: {key!r} is not a HiGHS option")
+        if h.setOptionValue(key, val) != highspy.HighsStatus.kOk:
+            raise ValueError(f"{name}: HiGHS refuses {key}={val!r} (wrong type or out of range)")
+    return dict(options)
+
+
+def set_options(h: "highspy.Highs", options: dict) -> dict:
+    """Set ``options`` (checked by :func:`check_options`) on ``h``; returns the values they
+    replace, for :func:`set_options` to restore."""
+    old = {key: h.getOptionValue(key)[1] for key in options}
+    for key, val in options.items():
+        h.setOptionValue(key, val)
+    return old
+
+
 def _map_status(h, model_status, has_solution: bool, limits_requested: dict) -> Termination:
     S = highspy.HighsModelStatus
     if model_status == S.kOptimal:

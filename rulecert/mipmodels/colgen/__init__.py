@@ -8,10 +8,12 @@ and its warm starts (:mod:`.localsearch`).
 """
 from .loop import ColgenSolution, ColGenOptions, solve
 from .master import RestrictedMaster
+from .restricted_ip import LIGHT_IP_OPTIONS
 from .pricing import (BnBResult, PricingInstance, PricingResult, beam_pricing, bnb_pricing,
                       cpsat_pricing, heuristic_pricing, make_instance,
                       price_by_branch_and_bound, single_literal_bound)
 
 __all__ = ["ColGenOptions", "ColgenSolution", "solve", "RestrictedMaster", "PricingInstance",
            "PricingResult", "beam_pricing", "bnb_pricing", "cpsat_pricing", "heuristic_pricing",
-           "make_instance", "single_literal_bound", "price_by_branch_and_bound", "BnBResult"]
+           "make_instance", "single_literal_bound", "price_by_branch_and_bound", "BnBResult",
+           "LIGHT_IP_OPTIONS"]

@@ -179,6 +179,11 @@ class ColGenOptions:
     ip_time_fraction: float = 0.25
     """Share of ``time_limit`` kept for the restricted IP and gap closing."""
     ip_node_limit: int | None = None
+    ip_options: dict | None = None
+    """HiGHS options of the restricted IP's solves (names to values, checked against HiGHS
+    before any work), e.g. :data:`.restricted_ip.LIGHT_IP_OPTIONS` for a cheaper IP without
+    strong branching or root heuristics (``brcg_table.py --light-ip``).  Deterministic like the defaults; they change which rule set a node limit
+    stops at, never the validity of the certificate."""
     initial_solution: list | None = None
     """A rule set (clauses as sets of feature indices) to start the restricted IP from when
     it fits the complexity bound and beats the greedy start, e.g. the solution for a smaller
@@ -244,6 +249,7 @@ def _validate(problem, o: ColGenOptions) -> None:
     if (isinstance(o.history_every, bool) or not isinstance(o.history_every, (int, float))
             or not o.history_every >= 0):
         raise ValueError(f"history_every must be a number of seconds >= 0, got {o.history_every!r}")
+    o.ip_options = hx.check_options(o.ip_options, "ip_options")
     for name in ("max_iter", "max_columns", "ip_node_limit", "bound_node_limit"):
         setattr(o, name, check_count_limit(getattr(o, name), name, minimum=0))
     K = o.close_gap_max_columns

@@ -152,14 +152,20 @@ class RestrictedMaster:
 
     def solve_ip(self, time_limit: float | None, warm_start: np.ndarray | None,
                  mip_abs_gap: float, warm_start_objective: float | None = None,
-                 node_limit: int | None = None, sample_map=None):
+                 node_limit: int | None = None, sample_map=None, options: dict | None = None):
+        """The restricted IP in HiGHS; ``options`` (HiGHS option names to values) apply to
+        this solve only."""
         self.to_ip()
         ws = None if warm_start is None else self.full_vector(warm_start)
         # HiGHS 1.12's MIP presolve does not check the time limit (PRESOLVE_SECONDS_PER_NONZERO)
         short = (time_limit is not None
                  and time_limit < self.h.getNumNz() * PRESOLVE_SECONDS_PER_NONZERO)
         self.h.setOptionValue("presolve", "off" if short else "choose")
-        return hx.solve(self.h, is_mip=True, time_limit=time_limit, node_limit=node_limit,
-                        mip_rel_gap=0.0, mip_abs_gap=mip_abs_gap, warm_start=ws,
-                        warm_start_objective=warm_start_objective, monitor=self.monitor,
-                        sample_map=sample_map)
+        old = hx.set_options(self.h, options or {})
+        try:
+            return hx.solve(self.h, is_mip=True, time_limit=time_limit, node_limit=node_limit,
+                            mip_rel_gap=0.0, mip_abs_gap=mip_abs_gap, warm_start=ws,
+                            warm_start_objective=warm_start_objective, monitor=self.monitor,
+                            sample_map=sample_map)
+        finally:
+            hx.set_options(self.h, old)

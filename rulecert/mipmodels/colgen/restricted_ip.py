@@ -21,6 +21,14 @@ from .master import RestrictedMaster
 
 LOCAL_SEARCH_SHARE = 0.2
 """Share of the time left that the local search for the restricted IP's start may use."""
+LIGHT_IP_OPTIONS = {"mip_pscost_minreliable": 0, "mip_heuristic_effort": 0.0,
+                    "mip_heuristic_run_rins": False, "mip_heuristic_run_rens": False,
+                    "mip_heuristic_run_root_reduced_cost": False}
+"""HiGHS options (``ColGenOptions.ip_options``) for a cheaper restricted IP under a node
+limit: no strong branching (pseudocosts are trusted from the first branching) and no root
+sub-MIP heuristics; the warm start already is a good incumbent.  Measured on ILPD
+(``max_iter`` 20, 200,000 pricing nodes, 500 IP nodes, C = 5, 15, 35): 84 s of fitting with
+HiGHS's defaults, 42 s with these, the same objectives."""
 STOPPED_LOCAL_SEARCH_SECONDS = 0.2
 """The local search's time after Ctrl-C or the memory cap stopped column generation."""
 
@@ -73,7 +81,7 @@ def solve_restricted_ip(run, clean) -> RestrictedIP:
         sel_s, ip.support = _support_ip(master, w_lp, ip.selected, ip.start_objective, o.seed,
                                         run.ip_gap,
                                         None if end.end is None else 0.5 * seconds_left(end),
-                                        o.ip_node_limit)
+                                        o.ip_node_limit, o.ip_options)
         run.times["ip"] += time.perf_counter() - ta
         obj_s = math.inf if sel_s is None else master.selection_objective(sel_s)
         if obj_s < ip.start_objective - 1e-9:
@@ -122,7 +130,7 @@ def resolve(run, ip: RestrictedIP, incumbent_obj: float) -> None:
     ta = time.perf_counter()
     res = master.solve_ip(seconds_left(run.end), ip.selected, mip_abs_gap=run.ip_gap,
                           warm_start_objective=incumbent_obj, node_limit=run.o.ip_node_limit,
-                          sample_map=lambda obj, bound: (
+                          options=run.o.ip_options, sample_map=lambda obj, bound: (
                               incumbent_obj if obj is None else min(obj, incumbent_obj),
                               run.best_bound))
     run.times["ip"] += time.perf_counter() - ta
@@ -134,7 +142,7 @@ def resolve(run, ip: RestrictedIP, incumbent_obj: float) -> None:
 
 
 def _support_ip(master: RestrictedMaster, w_lp, selected, objective, seed, mip_abs_gap,
-                time_limit, node_limit=None):
+                time_limit, node_limit=None, options=None):
     """The restricted IP over only the columns in the support of the LP solution ``w_lp``
     and in ``selected`` (a feasible selection of objective ``objective``, its warm start);
     returns its best selection (over all columns), or None if it found none or would not be
@@ -148,7 +156,7 @@ def _support_ip(master: RestrictedMaster, w_lp, selected, objective, seed, mip_a
                     np.asarray(master.complexities)[cols])
     res = sub.solve_ip(math.inf if time_limit is None else time_limit, selected[cols],
                        mip_abs_gap=mip_abs_gap, warm_start_objective=objective,
-                       node_limit=node_limit)
+                       node_limit=node_limit, options=options)
     info = {"columns": int(cols.size), "termination": res.termination.value,
             "objective": res.objective, "wall_time": res.wall_time}
     if res.x is None:
