@@ -86,6 +86,7 @@ def fit_one(name, C, variant, args) -> dict:
     if variant == "new":
         kw.update(bound_search_steps=args.bound_steps,
                   bound_node_limit=nodes(args.bound_nodes, shape[0]),
+                  final_bound_node_limit=nodes(args.final_bound_nodes, shape[0]),
                   smoothing=args.smoothing)
     elif variant == "today-off":
         kw.update(bound_search_steps=0, smoothing=0.0)
@@ -164,6 +165,9 @@ def main(argv=None):
     ap.add_argument("--ip-nodes", type=int, default=500, help="restricted-IP node limit")
     ap.add_argument("--bound-steps", type=int, default=3)
     ap.add_argument("--bound-nodes", type=int, default=1_000_000)
+    ap.add_argument("--final-bound-nodes", type=int, default=10_000_000,
+                    help="nodes per 2000 rows of each call of the last bound search (when "
+                         "pricing found no clause)")
     ap.add_argument("--smoothing", type=float, default=0.0)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--today-src", default=None,
@@ -193,7 +197,8 @@ def main(argv=None):
           f"iterations, {args.bnb_nodes} nodes per 2000 rows per branch-and-bound pricing call "
           f"(and gap closing), {args.ip_nodes} restricted-IP nodes; new bound: "
           f"{args.bound_steps} complexity duals per iteration, {args.bound_nodes} nodes per 2000 "
-          f"rows each, smoothing {args.smoothing}.  Today's code: "
+          f"rows each ({args.final_bound_nodes} in the last search), smoothing "
+          f"{args.smoothing}.  Today's code: "
           f"{args.today_src or 'this checkout, new bound off'}.")
     print_header(clause_class(args))
     rows = []

@@ -278,6 +278,26 @@ def test_search_where_pricing_finds_nothing_uses_the_enumerated_knapsack():
     assert sum("enumerated knapsack" in k for k in kinds) >= 3, kinds
 
 
+def test_the_last_search_prices_with_its_own_node_limit(monkeypatch):
+    """Where pricing finds nothing, every call of the search gets final_bound_node_limit
+    (elsewhere bound_node_limit), and its bound stays below the optimum."""
+    from rulecert.mipmodels.colgen import loop
+    limits = []
+    orig = loop.price_by_branch_and_bound
+
+    def spy(*a, **kw):
+        limits.append(kw.get("node_limit"))
+        return orig(*a, **kw)
+    monkeypatch.setattr(loop, "price_by_branch_and_bound", spy)
+    X, y = _instance(6, n=40, d=8, noise=0.3)
+    _, opt = brute_force_ruleset(X, y, 8, 3)
+    _, cert = solve(_problem(X, y), complexity_bound=8, max_clause_length=3, max_iter=1,
+                    pricing="heuristic", heuristic_max_generated=0, bound_search_steps=1,
+                    bound_node_limit=123, final_bound_node_limit=4567, close_gap=False)
+    assert limits and set(limits) == {4567}, limits
+    assert cert.lower_bound <= opt + 1e-9
+
+
 def test_enumeration_past_its_cap_keeps_a_valid_bound():
     """An enumeration stopped past K clauses is incomplete, and its bound still holds for
     the clauses it dropped."""
@@ -317,26 +337,28 @@ def test_conflict_bound_on_duplicated_samples(seed):
 
 
 # ---- end to end, under deterministic limits -----------------------------------------------------
-LIMITS = [  # max_iter, smoothing, bound_search_steps, bound_node_limit, bnb_node_limit, pricing
-    (1, 0.0, 3, 200, 200, "bnb"),
-    (2, 0.5, 3, 50, 100, "bnb"),
-    (3, 0.8, 2, 500, None, "auto"),
-    (4, 0.0, 0, None, 300, "heuristic"),
-    (6, 0.5, 4, 100, 2000, "bnb"),
+LIMITS = [  # max_iter, smoothing, bound_search_steps, bound_node_limit, bnb_node_limit, pricing,
+    #          final_bound_node_limit (the last search's, when pricing found no clause)
+    (1, 0.0, 3, 200, 200, "bnb", 50),
+    (2, 0.5, 3, 50, 100, "bnb", 10_000_000),
+    (3, 0.8, 2, 500, None, "auto", 300),
+    (4, 0.0, 0, None, 300, "heuristic", 10),
+    (6, 0.5, 4, 100, 2000, "bnb", 5000),
 ]
 
 
 @pytest.mark.parametrize("seed", range(6))
 @pytest.mark.parametrize("limits", LIMITS, ids=[f"it{l[0]}-a{l[1]}-s{l[2]}" for l in LIMITS])
 def test_bound_under_limits_never_exceeds_brute_force(seed, limits):
-    it, alpha, steps, bnl, pnl, pricing = limits
+    it, alpha, steps, bnl, pnl, pricing, fnl = limits
     X, y = _instance(seed + 7, n=30, d=8)
     C, D = [(6, 3), (9, 3), (12, 4), (5, 2), (8, 7), (10, 9)][seed]
     p = _problem(X, y)
     _, opt = brute_force_ruleset(X, y, C, D)
     rs, cert = solve(p, complexity_bound=C, max_clause_length=D, max_iter=it, smoothing=alpha,
                      bound_search_steps=steps, bound_node_limit=bnl, bnb_node_limit=pnl,
-                     pricing=pricing, pricing_deterministic_time=5.0, close_gap=False)
+                     final_bound_node_limit=fnl, pricing=pricing, pricing_deterministic_time=5.0,
+                     close_gap=False)
     assert math.isclose(ruleset_objective(rs, p).objective, cert.objective, abs_tol=1e-9)
     assert cert.objective >= opt - 1e-9 and rs.complexity <= C
     assert cert.lower_bound <= opt + 1e-9
@@ -405,6 +427,8 @@ def test_options_are_checked():
         solve(p, bound_search_steps=-1)
     with pytest.raises(ValueError, match="bound_node_limit"):
         solve(p, bound_node_limit=-5)
+    with pytest.raises(ValueError, match="final_bound_node_limit"):
+        solve(p, final_bound_node_limit=-5)
 
 
 # ---- the empty clause by default; C and D checks ------------------------------------------------
