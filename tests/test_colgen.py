@@ -795,5 +795,7 @@ def test_bad_ip_options_fail_before_any_work(monkeypatch):
         solve(p, complexity_bound=5, ip_options={"mip_magic": 1})
     with pytest.raises(ValueError, match="HiGHS refuses mip_heuristic_effort='lots'"):
         solve(p, complexity_bound=5, ip_options={"mip_heuristic_effort": "lots"})
+    with pytest.raises(ValueError, match="'mip_max_nodes' is set by rulecert; use ip_node_limit"):
+        solve(p, complexity_bound=5, ip_options={"mip_max_nodes": 3})
     with pytest.raises(ValueError, match="ip_options must be a dict"):
         solve(p, complexity_bound=5, ip_options=["mip_heuristic_effort"])

@@ -81,10 +81,11 @@ def new_highs(*, threads: int | None = None, seed: int = 0) -> "highspy.Highs":
     return h
 
 
-def check_options(options, name: str = "options") -> dict:
+def check_options(options, name: str = "options", reserved: dict | None = None) -> dict:
     """``options`` (a mapping of HiGHS option names to values) checked against HiGHS's own
-    option table before any work: an unknown name or a value of the wrong type raises a
-    ValueError naming the option.  Returns a plain dict (empty for None)."""
+    option table before any work: an unknown name, a value of the wrong type or a name in
+    ``reserved`` (options the caller sets itself, each mapped to the option to use instead
+    or None) raises a ValueError naming the option.  Returns a plain dict (empty for None)."""
     if options is None:
         return {}
     if not isinstance(options, dict):
@@ -96,6 +97,10 @@ def check_options(options, name: str = "options") -> dict:
     for key, val in options.items():
         if not isinstance(key, str):
             raise ValueError(f"{name}: HiGHS option names are strings, got {key!r}")
+        if key in (reserved or {}):
+            use = reserved[key]
+            raise ValueError(f"{name}: {key!r} is set by rulecert"
+                             + (f"; use {use}" if use else ""))
         status, _ = h.getOptionValue(key)
         if status != highspy.HighsStatus.kOk:
             raise ValueError(f"{name}: {key!r} is not a HiGHS option")

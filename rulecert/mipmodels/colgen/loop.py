@@ -182,8 +182,10 @@ class ColGenOptions:
     ip_options: dict | None = None
     """HiGHS options of the restricted IP's solves (names to values, checked against HiGHS
     before any work), e.g. :data:`.restricted_ip.LIGHT_IP_OPTIONS` for a cheaper IP without
-    strong branching or root heuristics (``brcg_table.py --light-ip``).  Deterministic like the defaults; they change which rule set a node limit
-    stops at, never the validity of the certificate."""
+    strong branching or root heuristics (``brcg_table.py --light-ip``).  Deterministic like
+    the defaults; they change which rule set a node limit stops at, never the validity of the
+    certificate.  The options rulecert sets itself (limits, gaps, seed, threads, presolve)
+    are refused: use ``time_limit``, ``ip_node_limit``, ``seed`` and ``workers``."""
     initial_solution: list | None = None
     """A rule set (clauses as sets of feature indices) to start the restricted IP from when
     it fits the complexity bound and beats the greedy start, e.g. the solution for a smaller
@@ -224,6 +226,14 @@ class ColGenOptions:
     generation samples every iteration)."""
 
 
+IP_RESERVED_OPTIONS = {
+    "time_limit": "time_limit", "mip_max_nodes": "ip_node_limit", "mip_rel_gap": None,
+    "mip_abs_gap": None, "simplex_iteration_limit": None, "presolve": None,
+    "random_seed": "seed", "threads": "workers", "output_flag": "verbose"}
+"""HiGHS options that the restricted IP's solve sets itself, with the option to use instead
+(None: rulecert decides, e.g. the gaps that make "optimal" mean proven)."""
+
+
 def _validate(problem, o: ColGenOptions) -> None:
     """Refuse bad options before any work (limits by :mod:`rulecert.limits`); ``o`` is the
     solve's own copy, its count limits are normalized in place."""
@@ -255,7 +265,7 @@ def _validate(problem, o: ColGenOptions) -> None:
     if (isinstance(o.history_every, bool) or not isinstance(o.history_every, (int, float))
             or not o.history_every >= 0):
         raise ValueError(f"history_every must be a number of seconds >= 0, got {o.history_every!r}")
-    o.ip_options = hx.check_options(o.ip_options, "ip_options")
+    o.ip_options = hx.check_options(o.ip_options, "ip_options", reserved=IP_RESERVED_OPTIONS)
     for name in ("max_iter", "max_columns", "ip_node_limit", "bound_node_limit",
                  "final_bound_node_limit"):
         setattr(o, name, check_count_limit(getattr(o, name), name, minimum=0))
