@@ -208,12 +208,14 @@ class ColGenOptions:
     bound_node_limit: int | None = 200_000
     """Node limit of each of those branch-and-bound calls (deterministic; a call stopped by
     it still proves a bound)."""
-    final_bound_node_limit: int | None = 10_000_000
+    final_bound_node_limit: int | None = 2_000_000
     """Node limit of each call of the last search, when pricing found no clause and column
     generation stops (``FINAL_BOUND_SEARCH_STEPS`` calls): its proofs at a smaller ``t`` are
     worth far more nodes (measured on pima's final duals at C = 10, bound / nodes of the proof:
     94 / 0.35 million at t = 9.4, 123 / 2.8 million at t = 6.5, 143 / 16 million at t = 4.5,
-    153 / 46 million at t = 3.5, about 0.7 million nodes a second)."""
+    153 / 46 million at t = 3.5, about 0.7 million nodes a second).  The default keeps a
+    default fit's time within about 1.5 times what it was without; certification runs raise
+    it (``brcg_bounds.py``: 10 million per 2000 rows)."""
     workers: int = 1
     seed: int = DEFAULT_SEED
     tol: float = 1e-7
