@@ -30,8 +30,9 @@ rule, whose table says per dataset whether the paper's CG figure is met):
 
 ``--light-ip`` solves the restricted IP without strong branching or root sub-MIP heuristics
 (``LIGHT_IP_OPTIONS``): on ILPD's fits about half the time, the same objectives.  Measured
-with it and 2 processes, seconds per outer fold (51 fits): transfusion 12, banknote 14, liver
-75, heart 88, tictactoe 315, pima about 650.
+with it on a shared 2-core machine (1 or 2 protocol processes, other jobs beside them),
+seconds per outer fold (51 fits): transfusion 12, banknote 14, liver 75, heart 88, tictactoe
+315, pima about 650.
 
 Liver's target is ambiguous (see rulecert.datasets.load_liver): ``liver`` is drinks >= 3 (the
 figures below), ``liver_selector`` the UCI selector column.  Timings depend on the machine's
