@@ -12,11 +12,11 @@ as in brcg_table.py, with the *same* deterministic limits for both variants:
   pricing's branch-and-bound with the exclusion bound, ``pricing/bnb.py``).
 
 The default limits (100 iterations, 10^8 branch-and-bound nodes per pricing call per 2000
-rows, 500 restricted-IP nodes, gap closing up to 100,000 clauses; the bound's search: 3 complexity
-duals per iteration at 10^6 nodes each, and where pricing finds no clause a last search of 10
-duals at ``--final-bound-nodes`` = 10^7 nodes each, all per 2000 rows) let the exact pricing
-*prove* the LP optimal where that is affordable: the bound is then the LP bound and gap
-closing can make it the optimum.  The last column is the last restricted LP's value: no
+rows, 500 restricted-IP nodes, gap closing up to 100,000 clauses; the bound's search: 3
+complexity duals per iteration at 10^6 nodes each, and where pricing finds no clause a last
+search of 10 duals at ``--final-bound-nodes`` = 10^7 nodes each, all per 2000 rows) let the
+exact pricing *prove* the LP optimal where that is affordable: the bound is then the LP bound
+and gap closing can make it the optimum.  The last column is the last restricted LP's value: no
 bound from column generation can exceed the LP optimum, so where that LP is far below the
 rule set found, only branching (branch-and-price) could certify a small gap.
 

@@ -75,8 +75,8 @@ class BooleanRuleCGClassifier(BinaryRuleClassifier):
         Node limit of the restricted master IP (deterministic; None: only the time limit).
     ip_options : dict or None
         HiGHS options of the restricted master IP (names to values, checked against HiGHS
-        before any work), e.g. ``{"mip_pscost_minreliable": 0, "mip_heuristic_effort": 0.0}``:
-        no strong branching, no root heuristics, a cheaper IP under a node limit.
+        before any work), e.g. ``rulecert.mipmodels.colgen.LIGHT_IP_OPTIONS``: no strong
+        branching, no root sub-MIP heuristics, a cheaper IP under a node limit.
     bound_search_steps : int >= 0
         Pricing calls per column-generation iteration spent strengthening the certified lower
         bound (the complexity-dual search of ``colgen/bounds.py``); 0: the paper's bound only,

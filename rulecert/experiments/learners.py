@@ -76,8 +76,8 @@ METRICS: dict[str, Callable] = {
 _BRCG_COMMON = dict(max_clause_length=None, empty_clause=False, form="dnf", fn_weight=1.0,
                     pricing="auto", time_limit=None, pricing_time_limit=30.0, max_iter=None,
                     bnb_node_limit=None, pricing_deterministic_time=None, ip_node_limit=None,
-                    ip_options=None, bound_search_steps=3, columns_per_iter=50, beam_width=5, close_gap=True,
-                    n_thresholds=9, negations=True)
+                    ip_options=None, bound_search_steps=3, columns_per_iter=50, beam_width=5,
+                    close_gap=True, n_thresholds=9, negations=True)
 _BINARIZER_KEYS = ("n_thresholds", "negations")
 
 

@@ -81,11 +81,19 @@ def new_highs(*, threads: int | None = None, seed: int = 0) -> "highspy.Highs":
     return h
 
 
-def check_options(options, name: str = "options", reserved: dict | None = None) -> dict:
+SET_BY_SOLVE = ("output_flag", "random_seed", "threads", "time_limit", "mip_rel_gap",
+                "mip_abs_gap", "mip_max_nodes", "simplex_iteration_limit")
+"""The HiGHS options :func:`new_highs` and :func:`solve` set themselves: a caller's value
+would be overwritten, so :func:`check_options` refuses them."""
+
+
+def check_options(options, name: str = "options", reserved=SET_BY_SOLVE,
+                  instead: dict | None = None) -> dict:
     """``options`` (a mapping of HiGHS option names to values) checked against HiGHS's own
     option table before any work: an unknown name, a value of the wrong type or a name in
-    ``reserved`` (options the caller sets itself, each mapped to the option to use instead
-    or None) raises a ValueError naming the option.  Returns a plain dict (empty for None)."""
+    ``reserved`` (options rulecert sets itself; ``instead`` maps some of them to the caller's
+    option to use) raises a ValueError naming the option.  Returns a plain dict (empty for
+    None)."""
     if options is None:
         return {}
     if not isinstance(options, dict):
@@ -97,8 +105,8 @@ def check_options(options, name: str = "options", reserved: dict | None = None) 
     for key, val in options.items():
         if not isinstance(key, str):
             raise ValueError(f"{name}: HiGHS option names are strings, got {key!r}")
-        if key in (reserved or {}):
-            use = reserved[key]
+        if key in reserved:
+            use = (instead or {}).get(key)
             raise ValueError(f"{name}: {key!r} is set by rulecert"
                              + (f"; use {use}" if use else ""))
         status, _ = h.getOptionValue(key)

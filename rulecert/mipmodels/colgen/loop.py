@@ -108,7 +108,7 @@ from .. import cpsat as cx
 from .. import highs as hx
 from .bounds import (DualSearch, Duals, complexity_dual_search, conflict_bound,
                      gap_closing_threshold, read_duals)
-from .master import RestrictedMaster
+from .master import IP_SETS, RestrictedMaster
 from .pricing import PRICING_MODES, PricingRound, price, price_by_branch_and_bound
 from .restricted_ip import RestrictedIP, resolve, seconds_left, solve_restricted_ip
 
@@ -229,12 +229,11 @@ class ColGenOptions:
     generation samples every iteration)."""
 
 
-IP_RESERVED_OPTIONS = {
-    "time_limit": "time_limit", "mip_max_nodes": "ip_node_limit", "mip_rel_gap": None,
-    "mip_abs_gap": None, "simplex_iteration_limit": None, "presolve": None,
-    "random_seed": "seed", "threads": "workers", "output_flag": "verbose"}
-"""HiGHS options that the restricted IP's solve sets itself, with the option to use instead
-(None: rulecert decides, e.g. the gaps that make "optimal" mean proven)."""
+IP_OPTIONS_INSTEAD = {"time_limit": "time_limit", "mip_max_nodes": "ip_node_limit",
+                      "random_seed": "seed", "threads": "workers", "output_flag": "verbose"}
+"""The options to use instead of the HiGHS options the restricted IP sets itself
+(``master.IP_SETS``; the others, e.g. the gaps that make "optimal" mean proven, rulecert
+decides)."""
 
 
 def _validate(problem, o: ColGenOptions) -> None:
@@ -268,7 +267,8 @@ def _validate(problem, o: ColGenOptions) -> None:
     if (isinstance(o.history_every, bool) or not isinstance(o.history_every, (int, float))
             or not o.history_every >= 0):
         raise ValueError(f"history_every must be a number of seconds >= 0, got {o.history_every!r}")
-    o.ip_options = hx.check_options(o.ip_options, "ip_options", reserved=IP_RESERVED_OPTIONS)
+    o.ip_options = hx.check_options(o.ip_options, "ip_options", reserved=IP_SETS,
+                                    instead=IP_OPTIONS_INSTEAD)
     for name in ("max_iter", "max_columns", "ip_node_limit", "bound_node_limit",
                  "final_bound_node_limit"):
         setattr(o, name, check_count_limit(getattr(o, name), name, minimum=0))

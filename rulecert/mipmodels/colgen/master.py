@@ -35,6 +35,8 @@ seconds per non-zero: HiGHS 1.12's MIP presolve does not check the time limit (m
 pima: 0.28 s against a 0.18 s limit at 9k non-zeros, 2.0 s against 1.4 s at 44k, 17 s against
 4.4 s at 268k; without presolve the limits held, and the 44k IP solved to optimality in 3.8 s
 instead of 7.2 s).  Untimed solves (and long limits, e.g. certification runs) keep it."""
+IP_SETS = hx.SET_BY_SOLVE + ("presolve",)
+"""The HiGHS options a restricted-IP solve (:meth:`RestrictedMaster.solve_ip`) sets itself."""
 
 
 class RestrictedMaster:
