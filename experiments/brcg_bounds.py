@@ -14,7 +14,8 @@ as in brcg_table.py, with the *same* deterministic limits for both variants:
 The default limits (100 iterations, 10^8 branch-and-bound nodes per pricing call per 2000
 rows, 500 restricted-IP nodes, gap closing up to 100,000 clauses; the bound's search: 3
 complexity duals per iteration at 10^6 nodes each, and where pricing finds no clause a last
-search of 10 duals at ``--final-bound-nodes`` = 10^7 nodes each, all per 2000 rows) let the
+search, a descent in the dual, of ``--final-bound-nodes`` = 10^8 nodes in all, all per 2000
+rows) let the
 exact pricing *prove* the LP optimal where that is affordable: the bound is then the LP bound
 and gap closing can make it the optimum.  The last column is the last restricted LP's value: no
 bound from column generation can exceed the LP optimum, so where that LP is far below the
@@ -167,9 +168,9 @@ def main(argv=None):
     ap.add_argument("--ip-nodes", type=int, default=500, help="restricted-IP node limit")
     ap.add_argument("--bound-steps", type=int, default=3)
     ap.add_argument("--bound-nodes", type=int, default=1_000_000)
-    ap.add_argument("--final-bound-nodes", type=int, default=10_000_000,
-                    help="nodes per 2000 rows of each call of the last bound search (when "
-                         "pricing found no clause)")
+    ap.add_argument("--final-bound-nodes", type=int, default=100_000_000,
+                    help="nodes per 2000 rows of the last bound search in all (when pricing "
+                         "found no clause)")
     ap.add_argument("--smoothing", type=float, default=0.0)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--today-src", default=None,
@@ -199,7 +200,7 @@ def main(argv=None):
           f"iterations, {args.bnb_nodes} nodes per 2000 rows per branch-and-bound pricing call "
           f"(and gap closing), {args.ip_nodes} restricted-IP nodes; new bound: "
           f"{args.bound_steps} complexity duals per iteration, {args.bound_nodes} nodes per 2000 "
-          f"rows each ({args.final_bound_nodes} in the last search), smoothing "
+          f"rows each ({args.final_bound_nodes} in all in the last search), smoothing "
           f"{args.smoothing}.  Today's code: "
           f"{args.today_src or 'this checkout, new bound off'}.")
     print_header(clause_class(args))

@@ -10,6 +10,7 @@ import pytest
 
 from rulecert.mipmodels.colgen import ColGenOptions, solve
 from rulecert.mipmodels.colgen.bounds import (at_complexity_dual, complexity_bound_at,
+                                              complexity_dual_descent,
                                               complexity_dual_search, conflict_bound,
                                               knapsack_bound, lagrangian_bound, read_duals)
 from rulecert.mipmodels.colgen.loop import _State
@@ -156,6 +157,81 @@ def test_complexity_dual_search_with_exact_pricing(seed):
         assert duals.const + duals.lit * len(cl) + float(duals.v[cov].sum()) < 0
 
 
+def _descent_case(seed):
+    """A tiny instance, random duals and an exact pricer by enumeration whose proof costs
+    ``nodes(share)``, more nodes at a smaller complexity dual (as the branch-and-bound's do);
+    a call whose limit is below that stops incomplete with a weaker valid bound."""
+    X, y = _instance(seed + 80)
+    rng = np.random.default_rng(seed)
+    C, D = int(rng.integers(4, 10)), int(rng.integers(2, 4))
+    _, opt = brute_force_ruleset(X, y, C, D, empty_clause=True)
+    st = _State(_problem(X, y), ColGenOptions(complexity_bound=C, max_clause_length=D))
+    duals = read_duals(st, float(rng.uniform(2, 10)), rng.uniform(0, 1, len(st.P)) * st.a,
+                       float(rng.uniform(0, 0.5)), True)
+    growth = float(rng.uniform(3, 12))
+    calls = []
+
+    def price_at(dt, share, limit):
+        cost = int(math.ceil(20 * math.exp(growth * (1 - share))))
+        calls.append((dt.lam, share, limit, cost))
+        found = []
+        for cl in _all_clauses(st.d, st.D):
+            cov = np.logical_and.reduce(st.X[:, list(cl)], axis=1)
+            rc = dt.const + dt.lit * len(cl) + float(dt.v[cov].sum())
+            if rc < 0:
+                found.append((rc, cl))
+        found.sort()
+        if limit is not None and cost > limit:       # stopped: a bound, below the minimum
+            return [(2, min(0.0, _exact_min_rc(st, dt)) - 1.0)], [], False, None, limit
+        return ([(2, 0.0)], [cl for _, cl in found[:3]], True,
+                [(rc, 1 + len(cl)) for rc, cl in found], cost)
+    return st, duals, opt, calls, price_at
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_the_last_searchs_descent_stays_within_its_budget_and_below_the_optimum(seed):
+    """The descent in t spends at most its node budget in all (the first calls at most
+    first_limit each), never prices below the LP's dual, never exceeds brute force, and
+    returns only clauses that improve at the LP's dual."""
+    st, duals, opt, calls, price_at = _descent_case(seed)
+    z0 = _exact_min_rc(st, duals)
+    for budget in (0, 50, 400, 3000, 10**5, None):
+        calls.clear()
+        sr = complexity_dual_descent(st, duals, z0, [], math.inf, price_at, budget, 60, 40)
+        used = sum(min(cost, math.inf if lim is None else lim) for _, _, lim, cost in calls)
+        assert budget is None or used <= budget, (budget, calls)
+        assert all(t >= duals.lam for t, *_ in calls)
+        assert calls == [] or calls[0][2] <= 60
+        assert sr.bound <= opt + 1e-9
+        assert sr.bound == max(s[2] for s in sr.steps)
+        assert sr.bound >= complexity_bound_at(st, duals, z0, math.inf)
+        for cl in sr.clauses:
+            cov = np.logical_and.reduce(st.X[:, list(cl)], axis=1)
+            assert duals.const + duals.lit * len(cl) + float(duals.v[cov].sum()) < 0
+
+
+def test_the_last_searchs_bound_never_decreases_with_its_budget():
+    """A larger node budget repeats the smaller one's calls (each the same but the last, which
+    may get more nodes) and keeps the best bound: the bound is non-decreasing in the budget,
+    and on some instances a large budget proves what a small one cannot."""
+    gained = 0
+    for seed in range(8):
+        st, duals, opt, calls, price_at = _descent_case(seed)
+        z0 = _exact_min_rc(st, duals)
+        bounds, paths = [], []
+        for budget in (0, 30, 100, 300, 1000, 3000, 10**4, 10**5, 10**6, None):
+            calls.clear()
+            sr = complexity_dual_descent(st, duals, z0, [], math.inf, price_at, budget, 60, 40)
+            bounds.append(sr.bound)
+            paths.append([c[:2] for c in calls])
+        assert all(a <= b + 1e-12 for a, b in zip(bounds, bounds[1:])), (seed, bounds)
+        for short, long in zip(paths, paths[1:]):
+            assert long[:len(short)] == short
+        assert bounds[-1] <= opt + 1e-9
+        gained += bounds[-1] > bounds[0]
+    assert gained >= 3
+
+
 def _implied_instance(seed, n=26, noise=0.2):
     """Tiny random data plus conjunctions of its features (so that features imply others and
     the pricing search skips redundant and dominated clauses)."""
@@ -278,23 +354,29 @@ def test_search_where_pricing_finds_nothing_uses_the_enumerated_knapsack():
     assert sum("enumerated knapsack" in k for k in kinds) >= 3, kinds
 
 
-def test_the_last_search_prices_with_its_own_node_limit(monkeypatch):
-    """Where pricing finds nothing, every call of the search gets final_bound_node_limit
-    (elsewhere bound_node_limit), and its bound stays below the optimum."""
+def test_the_last_search_spends_final_bound_node_limit_in_all(monkeypatch):
+    """Where pricing finds nothing, the last search's calls use at most
+    final_bound_node_limit nodes together (its first at most bound_node_limit), they
+    enumerate every clause below 0 (no threshold for long clauses), and its bound stays below
+    the optimum."""
     from rulecert.mipmodels.colgen import loop
-    limits = []
+    calls = []
     orig = loop.price_by_branch_and_bound
 
     def spy(*a, **kw):
-        limits.append(kw.get("node_limit"))
-        return orig(*a, **kw)
+        r = orig(*a, **kw)
+        calls.append((kw.get("node_limit"), kw.get("upper", 0.0), r.nodes))
+        return r
     monkeypatch.setattr(loop, "price_by_branch_and_bound", spy)
     X, y = _instance(6, n=40, d=8, noise=0.3)
-    _, opt = brute_force_ruleset(X, y, 8, 3)
-    _, cert = solve(_problem(X, y), complexity_bound=8, max_clause_length=3, max_iter=1,
+    _, opt = brute_force_ruleset(X, y, 8, 5)
+    _, cert = solve(_problem(X, y), complexity_bound=8, max_clause_length=5, max_iter=1,
                     pricing="heuristic", heuristic_max_generated=0, bound_search_steps=1,
-                    bound_node_limit=123, final_bound_node_limit=4567, close_gap=False)
-    assert limits and set(limits) == {4567}, limits
+                    bound_node_limit=40, final_bound_node_limit=700, close_gap=False)
+    assert len(calls) >= 3, calls
+    assert calls[0][0] <= 40 and all(lim is not None for lim, _, _ in calls)
+    assert sum(n for _, _, n in calls) <= 700
+    assert all(u == 0.0 for _, u, _ in calls)
     assert cert.lower_bound <= opt + 1e-9
 
 

@@ -294,6 +294,106 @@ def complexity_dual_search(st, duals: Duals, zlb: float, found: list, ub: float,
     return best
 
 
+DESCENT_COST_RATIO = 2.0
+"""The last search's descent aims each proof at about this many times the nodes of the
+previous one (from the growth of the nodes between its last two proofs)."""
+DESCENT_CALL_CAP = 8.0
+"""A descent call may use at most this many times the nodes of the last proof (or the
+remaining budget); past it the call fails and the search bisects back toward the proof."""
+
+
+def complexity_dual_descent(st, duals: Duals, zlb: float, found: list, ub: float,
+                            price_at: Callable, budget: int | None, first_limit: int | None,
+                            steps: int,
+                            tol: float = 1e-7, best_known: float = -math.inf,
+                            share: float = 0.1) -> DualSearch:
+    """The last search, when pricing found no clause and column generation stops: the
+    complexity dual ``t = lambda + f z_RMLP / C`` descends from a proven share ``f`` under
+    a *total* budget of ``budget`` branch-and-bound nodes (every call's nodes count).
+
+    Each proof at a smaller ``t`` costs more nodes (measured on pima's final duals at C = 10:
+    about 2.5 times per unit of ``t``) and raises the bound by about ``C`` per unit, so the
+    budget is best spent on proofs of growing cost, the last one the largest:
+
+    * start at ``share`` with at most ``first_limit`` nodes (``bound_node_limit``); while
+      that fails, triple ``f`` (as :func:`complexity_dual_search`) up to 0.9, then retry
+      there with 4 times the nodes;
+    * after a proof, step down to where the nodes are predicted ``DESCENT_COST_RATIO`` times
+      the last proof's (the growth rate between the last two proofs; ``0.3 f`` after the
+      first), at most ``DESCENT_CALL_CAP`` times the last proof's nodes or the budget left;
+    * after a failure, bisect between it and the last proof.
+
+    ``price_at(duals_t, share, node_limit) -> (classes, clauses, complete, items, nodes)``.
+    Every choice but the last call's limit is the same for any budget (node counts are
+    deterministic), so the bound never decreases when the budget grows.  The bound of every
+    step is valid; the best is kept (:class:`DualSearch`).  None: no budget (the calls keep
+    their caps; ``first_limit`` None: the first calls run to the end)."""
+    b0 = complexity_bound_at(st, duals, zlb, ub)
+    best = DualSearch(b0, duals.lam, zlb, duals, [(duals.lam, zlb, b0, None)])
+    if st.C is None or zlb >= -tol or steps <= 0 or (budget is not None and budget <= 0):
+        return best
+    scale = max(abs(duals.rmlp), 1e-9) / st.C
+    cov_cache: dict = {}
+
+    def rc0(cl) -> float:
+        if cl not in cov_cache:
+            cov = np.logical_and.reduce(st.X[:, list(cl)], axis=1)
+            cov_cache[cl] = st.lam0 + st.lam1 * len(cl) + float(duals.v[cov].sum())
+        return cov_cache[cl]
+
+    pool = {tuple(c) for c in found if len(c)}
+    d0 = at_complexity_dual(st, duals, 0.0)
+    left, f = math.inf if budget is None else int(budget), min(0.9, float(share))
+    proofs: list = []                    # (f, nodes) of each proven step, in order
+    failed = None                        # the largest failed f below the last proof
+    for _ in range(steps):
+        if left <= 0:
+            break
+        if pool and knapsack_bound(st, d0, [], ub, [(rc0(c), 1 + len(c)) for c in pool]) \
+                <= max(best.bound, best_known):
+            break                                  # these mu cannot give a better bound
+        cap = (math.inf if first_limit is None else first_limit) if not proofs \
+            else DESCENT_CALL_CAP * proofs[-1][1]
+        limit = None if math.isinf(min(left, cap)) else int(max(1, min(left, cap)))
+        t = duals.lam + f * scale
+        dt = at_complexity_dual(st, duals, t)
+        classes, clauses, complete, items, nodes = price_at(dt, f, limit)
+        left -= max(int(nodes), 1)
+        z = min([zc for _, zc in classes] + [rc for rc, _ in items or ()])
+        b = knapsack_bound(st, dt, classes, ub, items or ())
+        best.steps.append((t, z, b, complete, classes, None if items is None else len(items)))
+        if b > best.bound:
+            best.bound, best.t, best.z, best.duals = b, t, z, dt
+            best.items = None if items is None else len(items)
+        new = [tuple(c) for c in clauses if len(c)]
+        best.clauses.extend(new)
+        pool.update(new)
+        if complete and (items is not None or not new):   # proven: give up less
+            proofs.append((f, max(int(nodes), 1)))
+            best.share = f
+            if failed is not None:
+                nxt = (f + failed) / 2
+            elif len(proofs) >= 2 and proofs[-1][1] > proofs[-2][1]:
+                (f1, n1), (f2, n2) = proofs[-2], proofs[-1]
+                g = math.log(n2 / n1) / (f1 - f2)          # log-nodes per unit of share
+                nxt = f - min(0.5 * f, max(0.05 * f, math.log(DESCENT_COST_RATIO) / g))
+            else:
+                nxt = 0.7 * f
+        elif not proofs:
+            if f >= 0.9:                 # no share proven yet: retry with 4 times the nodes
+                if first_limit is None:
+                    break
+                first_limit *= 4
+            nxt = min(0.9, 3 * f)
+        else:
+            failed = f
+            nxt = (f + proofs[-1][0]) / 2
+        if proofs and abs(nxt - proofs[-1][0]) <= 0.01 * proofs[-1][0]:
+            break                                  # bisected down to 1% of the share
+        f = nxt
+    return best
+
+
 def gap_closing_threshold(st, duals: Duals, zlb: float, ip_obj: float) -> float:
     """The reduced cost below which a clause can appear in a solution of objective
     ``<= ip_obj - granularity``."""

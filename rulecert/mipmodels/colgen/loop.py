@@ -106,8 +106,8 @@ from ...monitor import Monitor, catch_interrupt, interrupt_requested
 from ...models.ruleset import RuleSet, check_complexity_bound, ruleset_objective
 from .. import cpsat as cx
 from .. import highs as hx
-from .bounds import (DualSearch, Duals, complexity_dual_search, conflict_bound,
-                     gap_closing_threshold, read_duals)
+from .bounds import (DualSearch, Duals, complexity_dual_descent, complexity_dual_search,
+                     conflict_bound, gap_closing_threshold, read_duals)
 from .master import IP_SETS, RestrictedMaster
 from .pricing import PRICING_MODES, PricingRound, price, price_by_branch_and_bound
 from .restricted_ip import RestrictedIP, resolve, seconds_left, solve_restricted_ip
@@ -208,15 +208,16 @@ class ColGenOptions:
     bound_node_limit: int | None = 200_000
     """Node limit of each of those branch-and-bound calls (deterministic; a call stopped by
     it still proves a bound)."""
-    final_bound_node_limit: int | None = 2_000_000
-    """Node limit of each call of the last search, when pricing found no clause and column
-    generation stops (``FINAL_BOUND_SEARCH_STEPS`` calls): its proofs at a smaller ``t`` are
-    worth far more nodes (measured on pima's final duals at C = 10, bound / nodes of the proof:
-    94 / 0.35 million at t = 9.4, 123 / 2.8 million at t = 6.5, 143 / 16 million at t = 4.5,
-    153 / 46 million at t = 3.5, about 0.7 million nodes a second).  Default pima fits at C = 10
-    (objective 165; two other jobs on the machine's two cores): 200,000 nodes (the other
-    searches' limit) 154 s, bound 69; 2 million 172 s, bound 108; 10 million 348 s, bound 131.
-    Certification runs raise it (``brcg_bounds.py``: 10 million per 2000 rows)."""
+    final_bound_node_limit: int | None = 20_000_000
+    """Branch-and-bound nodes of the last search *in all*, when pricing found no clause and
+    column generation stops: a descent in the complexity dual ``t``
+    (``bounds.complexity_dual_descent``), each proof at a smaller ``t`` worth more nodes
+    (measured on pima's final duals at C = 10, bound / nodes of the proof: 103 / 0.64 million
+    at t = 8.5, 123 / 2.8 million at t = 6.5, 143 / 16 million at t = 4.5, 153 / 46 million
+    at t = 3.5; about 0.7 million nodes a second).  On those duals 20 million nodes certify
+    132 (the former bisection, 10 calls of 2 million nodes each, 108); pima's at C = 20, 71
+    (48).  Certification runs raise it (``brcg_bounds.py``: 10^8 per 2000 rows); None: no
+    budget (each call still stops at 8 times the nodes of the last proof)."""
     workers: int = 1
     seed: int = DEFAULT_SEED
     tol: float = 1e-7
@@ -678,11 +679,11 @@ generation too few iterations to match AIX360's loss).  Without a time limit not
 skipped, so counted-limit runs stay reproducible."""
 
 
-FINAL_BOUND_SEARCH_STEPS = 10
-"""Pricing calls of the complexity-dual search when pricing found no clause (column
-generation then stops): bisection comes within a few percent of the best ``t``.  Measured on
-pima at C = 10 (brcg_bounds.py's limits): the run whose searches had 3 steps certified 70; at
-its final duals an 8-step search proves 93; the run with this final search certifies 97."""
+FINAL_BOUND_SEARCH_STEPS = 40
+"""At most this many pricing calls in the last search, when pricing found no clause (column
+generation then stops): a descent in ``t`` under ``final_bound_node_limit`` nodes in all
+(``bounds.complexity_dual_descent``), each proof about twice the nodes of the one before,
+so the node budget, not this count, ends it."""
 BOUND_ENUMERATION_CAP = 2000
 """The complexity-dual search enumerates every clause of negative reduced cost at its ``t``
 (bounds.knapsack_bound's items); past this many the step counts as unproven."""
@@ -692,26 +693,28 @@ def _dual_search(run: _Run, duals: Duals, rnd: PricingRound) -> DualSearch:
     """The complexity dual search of ``bounds.py``, pricing by the exact branch-and-bound on
     the full data (node-limited: its bound at the limit is proven)."""
     o, st = run.o, run.st
-    node_limit = o.bound_node_limit
 
-    def price_at(dt: Duals, share: float):
+    def price_at(dt: Duals, share: float, node_limit: int | None = o.bound_node_limit):
         tp = time.perf_counter()
         left = _bound_search_seconds(run)
-        bb = dict(K=BOUND_ENUMERATION_CAP, tighten=False, node_limit=node_limit,
+        bb = dict(K=BOUND_ENUMERATION_CAP, tighten=False,
                   deadline=None if left is None else min(run.cg_end.end, tp + max(0.0, left)))
         L = o.bound_short_length
         if st.D <= L or st.C is None or share <= 0:
-            parts = [(price_by_branch_and_bound(st.X, dt.v, dt.const, dt.lit, st.D, **bb),
-                      2, 0, 0.0)]
+            parts = [(price_by_branch_and_bound(st.X, dt.v, dt.const, dt.lit, st.D,
+                                                node_limit=node_limit, **bb), 2, 0, 0.0)]
         else:
             # short clauses exactly; the few long ones that fit (complexity >= L + 2) only
-            # down to u: a proof much cheaper than rc >= 0 (bounds.knapsack_bound)
+            # down to u: a proof much cheaper than rc >= 0 (bounds.knapsack_bound); the two
+            # calls share the node limit
             n_long = max(1, math.floor(st.C / (L + 2)))
             u = -share * max(abs(dt.rmlp), 1e-9) / n_long
-            parts = [(price_by_branch_and_bound(st.X, dt.v, dt.const, dt.lit, L, **bb), 2, 0,
-                      0.0),
+            short = price_by_branch_and_bound(st.X, dt.v, dt.const, dt.lit, L,
+                                              node_limit=node_limit, **bb)
+            rest = None if node_limit is None else max(1, node_limit - short.nodes)
+            parts = [(short, 2, 0, 0.0),
                      (price_by_branch_and_bound(st.X, dt.v, dt.const, dt.lit, st.D, upper=u,
-                                                **bb), L + 2, L, u)]
+                                                node_limit=rest, **bb), L + 2, L, u)]
         complete = all(r.complete for r, *_ in parts)
         # the enumerated clauses of each part's own class (the long search's short clauses
         # are the short search's too); complete: every skipped clause of a class is >= its
@@ -726,7 +729,7 @@ def _dual_search(run: _Run, duals: Duals, rnd: PricingRound) -> DualSearch:
         best = sorted(found, key=found.get)[:o.columns_per_iter]
         run.times["bound_search"] = run.times.get("bound_search", 0.0) + time.perf_counter() - tp
         run.calls["bound_search"] = run.calls.get("bound_search", 0) + 1
-        return classes, best, complete, items
+        return classes, best, complete, items, sum(r.nodes for r, *_ in parts)
 
     # only where pricing's best clause is mild (the paper's bound with it as z_CG would lose
     # under 30% of z_RMLP): far from convergence no t makes these duals a good bound
@@ -734,19 +737,30 @@ def _dual_search(run: _Run, duals: Duals, rnd: PricingRound) -> DualSearch:
     mild = st.C is None or rc_best * st.C / 2 >= -0.3 * abs(duals.rmlp)
     steps = o.bound_search_steps if mild and not run.cg_end.expired() else 0
     last = o.max_iter is not None and run.it + 1 >= o.max_iter
-    if not rnd.clauses and steps:
+    final = not rnd.clauses and steps > 0
+    if final:
         # pricing found nothing: column generation stops here (unless the search finds a
         # clause) in this run and in any longer one, so a longer search keeps the bound
         # non-decreasing in the limits; it is the last chance to raise it
         steps = max(steps, FINAL_BOUND_SEARCH_STEPS)
-        node_limit = o.final_bound_node_limit
     elif run.it < run.search_next and not last:
         steps = 0   # backoff: searches that do not raise the bound come ever more rarely
     left = _bound_search_seconds(run)
     if left is not None and left <= 0.0:
         steps = 0   # under a time limit the search must not starve column generation
-    sr = complexity_dual_search(st, duals, rnd.bound, rnd.clauses, run.ub_empty, price_at,
-                                steps, o.tol, best_known=run.best_bound, share=run.share)
+    if final:
+        # every clause enumerated below 0 (no threshold for the long ones: measured on
+        # pima's final duals at C = 10, the threshold's proofs cost as many nodes as
+        # lowering t to the same bound, or more)
+        sr = complexity_dual_descent(st, duals, rnd.bound, rnd.clauses, run.ub_empty,
+                                     lambda dt, f, lim: price_at(dt, 0.0, lim),
+                                     o.final_bound_node_limit, o.bound_node_limit,
+                                     steps, o.tol,
+                                     best_known=run.best_bound, share=run.share)
+    else:
+        sr = complexity_dual_search(st, duals, rnd.bound, rnd.clauses, run.ub_empty,
+                                    lambda dt, f: price_at(dt, f)[:4], steps, o.tol,
+                                    best_known=run.best_bound, share=run.share)
     if steps:   # the next iteration starts from a little below the last proven share
         run.share = 0.1 if sr.share is None and run.share >= 0.9 else (
             min(0.9, 3 * run.share) if sr.share is None else max(0.01, 0.7 * sr.share))
