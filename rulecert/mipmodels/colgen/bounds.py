@@ -221,6 +221,57 @@ class DualSearch:
     """How many enumerated clauses the best bound's knapsack held (None: not enumerated)."""
 
 
+class _DualSteps:
+    """What both complexity-dual searches share: the bound at the LP's dual, the pool of
+    known clauses (with their reduced costs at ``t = 0``), and one step at a share ``f``
+    (priced, its bound kept when it is the best)."""
+
+    def __init__(self, st, duals: Duals, zlb: float, found: list, ub: float):
+        self.st, self.duals, self.ub = st, duals, ub
+        b0 = complexity_bound_at(st, duals, zlb, ub)
+        self.best = DualSearch(b0, duals.lam, zlb, duals, [(duals.lam, zlb, b0, None)])
+        self.scale = max(abs(duals.rmlp), 1e-9) / st.C if st.C else 0.0
+        self.pool = {tuple(c) for c in found if len(c)}
+        self.d0 = at_complexity_dual(st, duals, 0.0) if st.C else None
+        self._rc0: dict = {}
+
+    def rc0(self, cl) -> float:
+        if cl not in self._rc0:
+            st = self.st
+            cov = np.logical_and.reduce(st.X[:, list(cl)], axis=1)
+            self._rc0[cl] = st.lam0 + st.lam1 * len(cl) + float(self.duals.v[cov].sum())
+        return self._rc0[cl]
+
+    def hopeless(self, best_known: float) -> bool:
+        """No ``t`` can beat the best bound: ``B`` plus the known clauses' knapsack at
+        ``t = 0`` (the module doc) is no better."""
+        return bool(self.pool) and knapsack_bound(
+            self.st, self.d0, [], self.ub, [(self.rc0(c), 1 + len(c)) for c in self.pool]) \
+            <= max(self.best.bound, best_known)
+
+    def step(self, f: float, price) -> tuple[bool, object]:
+        """Price at ``t = lambda + f z_RMLP / C`` by ``price(duals_t) -> (classes, clauses,
+        complete, items, ...)``; True when the step is proven (the pricer's enumeration
+        completed, or without items it found no clause), and what else the pricer returned."""
+        best, st = self.best, self.st
+        t = self.duals.lam + f * self.scale
+        dt = at_complexity_dual(st, self.duals, t)
+        classes, clauses, complete, items, *extra = price(dt)
+        z = min([zc for _, zc in classes] + [rc for rc, _ in items or ()])
+        b = knapsack_bound(st, dt, classes, self.ub, items or ())
+        best.steps.append((t, z, b, complete, classes, None if items is None else len(items)))
+        if b > best.bound:
+            best.bound, best.t, best.z, best.duals = b, t, z, dt
+            best.items = None if items is None else len(items)
+        new = [tuple(c) for c in clauses if len(c)]
+        best.clauses.extend(new)
+        self.pool.update(new)
+        proven = complete and (items is not None or not new)
+        if proven:
+            best.share = f if best.share is None else min(best.share, f)
+        return proven, extra[0] if extra else None
+
+
 def complexity_dual_search(st, duals: Duals, zlb: float, found: list, ub: float,
                            price_at: Callable[[Duals], tuple], steps: int,
                            tol: float = 1e-7, best_known: float = -math.inf,
@@ -248,41 +299,16 @@ def complexity_dual_search(st, duals: Duals, zlb: float, found: list, ub: float,
     (Dinkelbach's step ``t = -r_k`` reaches ``t*`` with exact pricing but, measured on pima
     and heart, its proofs at ``t`` just above ``lambda`` fail at any affordable node limit.)
     """
-    cov_cache: dict = {}
-
-    def rc0(cl) -> float:
-        if cl not in cov_cache:
-            cov = np.logical_and.reduce(st.X[:, list(cl)], axis=1)
-            cov_cache[cl] = st.lam0 + st.lam1 * len(cl) + float(duals.v[cov].sum())
-        return cov_cache[cl]
-
-    b0 = complexity_bound_at(st, duals, zlb, ub)
-    best = DualSearch(b0, duals.lam, zlb, duals, [(duals.lam, zlb, b0, None)])
+    ds = _DualSteps(st, duals, zlb, found, ub)
     if st.C is None or zlb >= -tol or steps <= 0:
-        return best
-    scale = max(abs(duals.rmlp), 1e-9) / st.C
+        return ds.best
     lo, hi, f = 0.0, None, float(share)
-    pool = {tuple(c) for c in found if len(c)}
-    d0 = at_complexity_dual(st, duals, 0.0)
     for _ in range(steps):
-        if pool and knapsack_bound(st, d0, [], ub, [(rc0(c), 1 + len(c)) for c in pool]) \
-                <= max(best.bound, best_known):
+        if ds.hopeless(best_known):
             break                                  # these mu cannot give a better bound
-        t = duals.lam + f * scale
-        dt = at_complexity_dual(st, duals, t)
-        classes, clauses, complete, items = price_at(dt, f)
-        z = min([zc for _, zc in classes] + [rc for rc, _ in items or ()])
-        b = knapsack_bound(st, dt, classes, ub, items or ())
-        best.steps.append((t, z, b, complete, classes, None if items is None else len(items)))
-        if b > best.bound:
-            best.bound, best.t, best.z, best.duals = b, t, z, dt
-            best.items = None if items is None else len(items)
-        new = [tuple(c) for c in clauses if len(c)]
-        best.clauses.extend(new)
-        pool.update(new)
-        if complete and (items is not None or not new):   # proven: try giving up less
+        proven, _ = ds.step(f, lambda dt: price_at(dt, f))
+        if proven:                                 # try giving up less
             hi = f
-            best.share = f
         else:
             lo = f
         if hi is None:
@@ -291,7 +317,7 @@ def complexity_dual_search(st, duals: Duals, zlb: float, found: list, ub: float,
             f = min(0.9, 3 * f)
         else:
             f = (lo + hi) / 2 if lo > 0 else hi / 3
-    return best
+    return ds.best
 
 
 DESCENT_COST_RATIO = 2.0
@@ -328,49 +354,22 @@ def complexity_dual_descent(st, duals: Duals, zlb: float, found: list, ub: float
     deterministic), so the bound never decreases when the budget grows.  The bound of every
     step is valid; the best is kept (:class:`DualSearch`).  None: no budget (the calls keep
     their caps; ``first_limit`` None: the first calls run to the end)."""
-    b0 = complexity_bound_at(st, duals, zlb, ub)
-    best = DualSearch(b0, duals.lam, zlb, duals, [(duals.lam, zlb, b0, None)])
+    ds = _DualSteps(st, duals, zlb, found, ub)
     if st.C is None or zlb >= -tol or steps <= 0 or (budget is not None and budget <= 0):
-        return best
-    scale = max(abs(duals.rmlp), 1e-9) / st.C
-    cov_cache: dict = {}
-
-    def rc0(cl) -> float:
-        if cl not in cov_cache:
-            cov = np.logical_and.reduce(st.X[:, list(cl)], axis=1)
-            cov_cache[cl] = st.lam0 + st.lam1 * len(cl) + float(duals.v[cov].sum())
-        return cov_cache[cl]
-
-    pool = {tuple(c) for c in found if len(c)}
-    d0 = at_complexity_dual(st, duals, 0.0)
+        return ds.best
     left, f = math.inf if budget is None else int(budget), min(0.9, float(share))
     proofs: list = []                    # (f, nodes) of each proven step, in order
     failed = None                        # the largest failed f below the last proof
     for _ in range(steps):
-        if left <= 0:
+        if left <= 0 or ds.hopeless(best_known):
             break
-        if pool and knapsack_bound(st, d0, [], ub, [(rc0(c), 1 + len(c)) for c in pool]) \
-                <= max(best.bound, best_known):
-            break                                  # these mu cannot give a better bound
         cap = (math.inf if first_limit is None else first_limit) if not proofs \
             else DESCENT_CALL_CAP * proofs[-1][1]
         limit = None if math.isinf(min(left, cap)) else int(max(1, min(left, cap)))
-        t = duals.lam + f * scale
-        dt = at_complexity_dual(st, duals, t)
-        classes, clauses, complete, items, nodes = price_at(dt, f, limit)
+        proven, nodes = ds.step(f, lambda dt: price_at(dt, f, limit))
         left -= max(int(nodes), 1)
-        z = min([zc for _, zc in classes] + [rc for rc, _ in items or ()])
-        b = knapsack_bound(st, dt, classes, ub, items or ())
-        best.steps.append((t, z, b, complete, classes, None if items is None else len(items)))
-        if b > best.bound:
-            best.bound, best.t, best.z, best.duals = b, t, z, dt
-            best.items = None if items is None else len(items)
-        new = [tuple(c) for c in clauses if len(c)]
-        best.clauses.extend(new)
-        pool.update(new)
-        if complete and (items is not None or not new):   # proven: give up less
+        if proven:                                 # give up less
             proofs.append((f, max(int(nodes), 1)))
-            best.share = f
             if failed is not None:
                 nxt = (f + failed) / 2
             elif len(proofs) >= 2 and proofs[-1][1] > proofs[-2][1]:
@@ -391,7 +390,7 @@ def complexity_dual_descent(st, duals: Duals, zlb: float, found: list, ub: float
         if proofs and abs(nxt - proofs[-1][0]) <= 0.01 * proofs[-1][0]:
             break                                  # bisected down to 1% of the share
         f = nxt
-    return best
+    return ds.best
 
 
 def gap_closing_threshold(st, duals: Duals, zlb: float, ip_obj: float) -> float:
