@@ -799,3 +799,32 @@ def test_bad_ip_options_fail_before_any_work(monkeypatch):
         solve(p, complexity_bound=5, ip_options={"mip_max_nodes": 3})
     with pytest.raises(ValueError, match="ip_options must be a dict"):
         solve(p, complexity_bound=5, ip_options=["mip_heuristic_effort"])
+
+
+def test_the_estimators_pass_their_bound_node_limits_to_the_solve(monkeypatch):
+    """bound_node_limit and final_bound_node_limit reach every solve of both estimators; their
+    defaults are ColGenOptions' own; a bad value is refused by name before any fit."""
+    import dataclasses
+
+    from rulecert.estimators.brcg import BooleanRuleCGClassifier, BooleanRuleCGCV
+    from rulecert.mipmodels import colgen
+    fields = {f.name: f.default for f in dataclasses.fields(colgen.ColGenOptions)}
+    for est in (BooleanRuleCGClassifier(), BooleanRuleCGCV()):
+        assert est.bound_node_limit == fields["bound_node_limit"]
+        assert est.final_bound_node_limit == fields["final_bound_node_limit"]
+    seen = []
+    orig = colgen.solve
+
+    def spy(problem, options=None, **kw):
+        seen.append((options.bound_node_limit, options.final_bound_node_limit))
+        return orig(problem, options, **kw)
+    monkeypatch.setattr(colgen, "solve", spy)
+    X, y = _instance(2)
+    kw = dict(bound_node_limit=321, final_bound_node_limit=4321, max_iter=2)
+    BooleanRuleCGClassifier(5, **kw).fit(X.astype(int), y)
+    BooleanRuleCGCV([3, 5], cv=2, **kw).fit(X.astype(int), y)
+    assert len(seen) == 1 + 2 * 2 + 1 and set(seen) == {(321, 4321)}
+    seen.clear()
+    with pytest.raises(ValueError, match="final_bound_node_limit"):
+        BooleanRuleCGClassifier(5, final_bound_node_limit=0).fit(X.astype(int), y)
+    assert seen == []

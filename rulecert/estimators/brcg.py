@@ -81,6 +81,12 @@ class BooleanRuleCGClassifier(BinaryRuleClassifier):
         Pricing calls per column-generation iteration spent strengthening the certified lower
         bound (the complexity-dual search of ``colgen/bounds.py``); 0: the paper's bound only,
         for fits whose certificate does not matter (e.g. inside cross-validation).
+    bound_node_limit : int >= 1 or None
+        Branch-and-bound nodes of each of those pricing calls (deterministic).
+    final_bound_node_limit : int >= 1 or None
+        Nodes in all of the last bound search, when pricing finds no clause and column
+        generation stops (a descent in the complexity dual; ``ColGenOptions``); raise it to
+        certify more, e.g. 10^8 nodes, a few minutes on pima.
     columns_per_iter : int
     beam_width : int >= 1
         Width of the beam-search pricer (AIX360's is 5), tried after the greedy heuristic.
@@ -132,6 +138,8 @@ class BooleanRuleCGClassifier(BinaryRuleClassifier):
         "ip_node_limit": [None, Interval(Integral, 1, None, closed="left")],
         "ip_options": [None, dict],
         "bound_search_steps": [Interval(Integral, 0, None, closed="left")],
+        "bound_node_limit": [None, Interval(Integral, 1, None, closed="left")],
+        "final_bound_node_limit": [None, Interval(Integral, 1, None, closed="left")],
         "columns_per_iter": [Interval(Integral, 1, None, closed="left")],
         "beam_width": [Interval(Integral, 1, None, closed="left")],
         "close_gap": ["boolean"],
@@ -150,8 +158,8 @@ class BooleanRuleCGClassifier(BinaryRuleClassifier):
                  time_limit=DEFAULT_TIME_LIMIT,
                  pricing_time_limit=30.0, max_iter=None, bnb_node_limit=None,
                  pricing_deterministic_time=None, ip_node_limit=None, ip_options=None,
-                 bound_search_steps=3,
-                 columns_per_iter=50, beam_width=5, close_gap=True, sample_rows=2000,
+                 bound_search_steps=3, bound_node_limit=200_000,
+                 final_bound_node_limit=20_000_000, columns_per_iter=50, beam_width=5, close_gap=True, sample_rows=2000,
                  max_nonzeros=100_000, workers=1, warm_start=False,
                  random_state=DEFAULT_SEED, binarizer=None,
                  memory_limit_mb=DEFAULT_MEMORY_LIMIT_MB, verbose=False, callback=None):
@@ -171,6 +179,8 @@ class BooleanRuleCGClassifier(BinaryRuleClassifier):
         self.ip_node_limit = ip_node_limit
         self.ip_options = ip_options
         self.bound_search_steps = bound_search_steps
+        self.bound_node_limit = bound_node_limit
+        self.final_bound_node_limit = final_bound_node_limit
         self.columns_per_iter = columns_per_iter
         self.beam_width = beam_width
         self.close_gap = close_gap
@@ -196,7 +206,8 @@ class BooleanRuleCGClassifier(BinaryRuleClassifier):
             pricing_deterministic_time=self.pricing_deterministic_time, max_iter=self.max_iter,
             bnb_node_limit=self.bnb_node_limit, ip_node_limit=self.ip_node_limit,
             ip_options=self.ip_options,
-            bound_search_steps=self.bound_search_steps,
+            bound_search_steps=self.bound_search_steps, bound_node_limit=self.bound_node_limit,
+            final_bound_node_limit=self.final_bound_node_limit,
             columns_per_iter=self.columns_per_iter,
             beam_width=self.beam_width,
             close_gap=self.close_gap, sample_rows=self.sample_rows,
@@ -361,7 +372,8 @@ class BooleanRuleCGCV(BooleanRuleCGClassifier):
                  clause_penalty=0.0,
                  literal_penalty=0.0, pricing="auto", time_limit=None, pricing_time_limit=30.0,
                  max_iter=None, bnb_node_limit=None, pricing_deterministic_time=None,
-                 ip_node_limit=None, ip_options=None, bound_search_steps=3, columns_per_iter=50,
+                 ip_node_limit=None, ip_options=None, bound_search_steps=3,
+                 bound_node_limit=200_000, final_bound_node_limit=20_000_000, columns_per_iter=50,
                  beam_width=5,
                  close_gap=True, sample_rows=2000,
                  max_nonzeros=100_000, workers=1, random_state=DEFAULT_SEED, binarizer=None,
@@ -384,6 +396,8 @@ class BooleanRuleCGCV(BooleanRuleCGClassifier):
         self.ip_node_limit = ip_node_limit
         self.ip_options = ip_options
         self.bound_search_steps = bound_search_steps
+        self.bound_node_limit = bound_node_limit
+        self.final_bound_node_limit = final_bound_node_limit
         self.columns_per_iter = columns_per_iter
         self.beam_width = beam_width
         self.close_gap = close_gap
