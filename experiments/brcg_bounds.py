@@ -29,6 +29,11 @@ table, are the only figures that differ).
     python experiments/brcg_bounds.py --no-today --out bounds.json     # the issue's table
     python experiments/brcg_bounds.py --today-src /tmp/rulecert_main --out bounds.json
     python experiments/brcg_bounds.py --datasets liver --C 5 --max-iter 5    # a quick look
+    python experiments/brcg_bounds.py --no-today --datasets ilpd --C 20 --strengthen 100000000
+
+``--strengthen N`` then raises each fit's bound by ``strengthen_bound`` (N nodes per 2000
+rows of the complexity-dual descent at the fit's last duals), in a column of its own: for
+fits that ``max_iter`` stopped, whose own last search never ran.
 """
 from __future__ import annotations
 
@@ -94,14 +99,24 @@ def fit_one(name, C, variant, args) -> dict:
     elif variant == "today-off":
         kw.update(bound_search_steps=0, smoothing=0.0)
     t0 = time.perf_counter()
-    rs, cert = solve(problem, complexity_bound=C, **kw)
-    return {"dataset": name, "C": C, "variant": variant, "rows": shape[0], "features": shape[1],
-            "objective": cert.objective, "bound": cert.lower_bound, "rel_gap": cert.rel_gap,
-            "termination": cert.termination.value, "bound_kind": cert.stats["bound_kind"],
-            "bound_class": cert.stats.get("bound_class", "-"),
-            "iterations": cert.iterations, "complexity": rs.complexity,
-            "rmlp": cert.stats.get("rmlp_objective"),
-            "time": time.perf_counter() - t0}
+    sol = solve(problem, complexity_bound=C, **kw)
+    rs, cert = sol
+    out = {"dataset": name, "C": C, "variant": variant, "rows": shape[0], "features": shape[1],
+           "objective": cert.objective, "bound": cert.lower_bound, "rel_gap": cert.rel_gap,
+           "termination": cert.termination.value, "bound_kind": cert.stats["bound_kind"],
+           "bound_class": cert.stats.get("bound_class", "-"),
+           "iterations": cert.iterations, "complexity": rs.complexity,
+           "rmlp": cert.stats.get("rmlp_objective"), "stop": cert.stats.get("stop_reason"),
+           "time": time.perf_counter() - t0}
+    if variant == "new" and getattr(args, "strengthen", None):
+        from rulecert.mipmodels.colgen import strengthen_bound
+        t1 = time.perf_counter()
+        c2 = strengthen_bound(problem, sol, nodes(args.strengthen, shape[0])).certificate
+        out["strengthened"] = {"bound": c2.lower_bound, "rel_gap": c2.rel_gap,
+                               "bound_kind": c2.stats["bound_kind"],
+                               "nodes": c2.stats.get("bound_strengthening", {}).get("nodes", 0),
+                               "time": time.perf_counter() - t1}
+    return out
 
 
 def fit_today(name, C, args) -> dict:
@@ -127,21 +142,28 @@ def clause_class(args) -> str:
     return f"clauses of <= {d} literals" + (" + empty" if args.empty_clause else "")
 
 
-def print_header(cls: str, file=None):
+def print_header(cls: str, file=None, strengthen=None):
+    extra = ("" if not strengthen else
+             f" strengthen_bound({strengthen} nodes per 2000 rows): bound / gap |")
     print("\n| dataset | rows x features | C | today: objective / bound / gap | today's bound "
-          f"| new: objective / bound / gap | new bound (class: {cls}) | last restricted LP |",
-          file=file)
-    print("|---|---|---|---|---|---|---|---|", file=file)
+          f"| new: objective / bound / gap | new bound (class: {cls}) | last restricted LP |"
+          + extra, file=file)
+    print("|---|---|---|---|---|---|---|---|" + ("---|" if strengthen else ""), file=file)
 
 
-def print_row(r, file=None):
+def print_row(r, file=None, strengthen=None):
     t, n = r["today"], r["new"]
     today = ("- | -" if t is None else f"{t['objective']:.0f} / {t['bound']:.0f} / "
              f"{t['rel_gap']:.1%} | {short_kind(t['bound_kind'])}")
+    extra = ""
+    if strengthen:
+        s2 = n.get("strengthened")
+        extra = (" - |" if s2 is None else
+                 f" {s2['bound']:.0f} / {s2['rel_gap']:.1%} ({s2['nodes']} nodes) |")
     print(f"| {r['dataset']} | {n['rows']} x {n['features']} | {r['C']} | {today} | "
           f"{n['objective']:.0f} / {n['bound']:.0f} / "
-          f"{n['rel_gap']:.1%} | {short_kind(n['bound_kind'])} | {_num(n.get('rmlp'))} |",
-          file=file, flush=True)
+          f"{n['rel_gap']:.1%} | {short_kind(n['bound_kind'])} | {_num(n.get('rmlp'))} |"
+          + extra, file=file, flush=True)
 
 
 def _num(x):
@@ -152,7 +174,9 @@ def print_times(rows, file=None):
     print("\nWall-clock seconds per fit (reported, never used to stop a fit):", file=file)
     for r in rows:
         today = "-" if r["today"] is None else f"{r['today']['time']:.1f} s"
-        print(f"  {r['dataset']} C={r['C']}: today {today}, new {r['new']['time']:.1f} s",
+        s2 = r["new"].get("strengthened")
+        more = "" if s2 is None else f", strengthen_bound {s2['time']:.1f} s"
+        print(f"  {r['dataset']} C={r['C']}: today {today}, new {r['new']['time']:.1f} s{more}",
               file=file)
 
 
@@ -171,6 +195,9 @@ def main(argv=None):
     ap.add_argument("--final-bound-nodes", type=int, default=100_000_000,
                     help="nodes per 2000 rows of the last bound search in all (when pricing "
                          "found no clause)")
+    ap.add_argument("--strengthen", type=int, default=None,
+                    help="then spend this many nodes per 2000 rows on strengthen_bound at the "
+                         "fit's last duals (a column of its own; for fits stopped by max_iter)")
     ap.add_argument("--smoothing", type=float, default=0.0)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--today-src", default=None,
@@ -203,14 +230,14 @@ def main(argv=None):
           f"rows each ({args.final_bound_nodes} in all in the last search), smoothing "
           f"{args.smoothing}.  Today's code: "
           f"{args.today_src or 'this checkout, new bound off'}.")
-    print_header(clause_class(args))
+    print_header(clause_class(args), strengthen=args.strengthen)
     rows = []
     for name in args.datasets:
         for C in args.C:
             today = None if args.no_today else fit_today(name, C, args)
             new = fit_one(name, C, "new", args)
             rows.append({"dataset": name, "C": C, "today": today, "new": new})
-            print_row(rows[-1])
+            print_row(rows[-1], strengthen=args.strengthen)
             print(f"  {name} C={C}: new {new['objective']:.0f}/{new['bound']:.0f} "
                   f"({new['time']:.0f}s) {new['bound_kind']}", file=sys.stderr, flush=True)
             if args.out:

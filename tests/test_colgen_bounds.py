@@ -547,7 +547,7 @@ def test_deterministic_bounds_table_prints_the_same_twice(shared_data, capsys, m
     monkeypatch.syspath_prepend(exp)
     import brcg_bounds
     argv = ["--datasets", "liver", "--C", "6", "--max-iter", "4", "--bnb-nodes", "20000",
-            "--bound-nodes", "20000", "--no-times"]
+            "--bound-nodes", "20000", "--strengthen", "20000", "--no-times"]
     tables = []
     for _ in range(2):
         brcg_bounds.main(argv)
@@ -555,6 +555,8 @@ def test_deterministic_bounds_table_prints_the_same_twice(shared_data, capsys, m
     assert tables[0] == tables[1]
     assert "| liver | 345 x 90 | 6 |" in tables[0]
     assert "Limits (deterministic, seed 0): 4 column-generation iterations" in tables[0]
+    assert "strengthen_bound(20000 nodes per 2000 rows): bound / gap |" in tables[0]
+    assert tables[0].count(" nodes) |") == 1          # the liver row's strengthened bound
 
 
 def test_brcg_table_certify_runs_brcg_bounds_with_its_clause_class(shared_data, capsys,

@@ -93,6 +93,7 @@ features for the negated labels; we learn that DNF (labels and features compleme
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import logging
 import math
 import time
@@ -342,6 +343,14 @@ class _State:
         self.index: dict[bytes, int] = {}  # coverage pattern -> its shortest column
         self.clauses: list[tuple[int, ...]] = []
 
+    def fingerprint(self) -> str:
+        """The transformed instance (groups, masses, C, D, penalties), to recognise it."""
+        h = hashlib.sha256()
+        for arr in (self.X, self.pos, self.neg, self.a):
+            h.update(np.ascontiguousarray(arr).tobytes())
+        h.update(repr((self.X.shape, self.C, self.D, self.lam0, self.lam1)).encode())
+        return h.hexdigest()
+
     def n_max(self, ub: float) -> float:
         """Most clauses a solution of objective <= ub can hold."""
         n = math.inf
@@ -380,6 +389,27 @@ class ColgenSolution(Solution):
     certificate: Certificate
     column_pool: list[tuple[int, ...]]
     solution_clauses: list[tuple[int, ...]]
+    bound_state: BoundState | None = None
+    """What :func:`rulecert.mipmodels.colgen.strengthen_bound` needs to raise the bound
+    later (None: no iteration ran)."""
+
+
+@dataclasses.dataclass(frozen=True)
+class BoundState:
+    """The last duals column generation priced at, and what pricing proved there: any
+    ``mu >= 0`` gives a valid Lagrangian bound (``bounds.py``), so a later search at these
+    duals may raise the certified bound of a finished solve."""
+
+    options: ColGenOptions
+    duals: Duals
+    pricing_bound: float
+    """The proven lower bound on the reduced costs at ``duals``."""
+    ub: float
+    """An upper bound on the objective (the empty rule set's)."""
+    fingerprint: str
+    """:meth:`_State.fingerprint` of the instance solved."""
+    bound_kind: str
+    bound_class: str
 
 
 @dataclasses.dataclass
@@ -408,6 +438,7 @@ class _Run:
     bound_kind: str = "trivial"
     best_duals: tuple | None = None          # (bound, Duals, z_CG) of the best bound
     last_rmlp: float | None = None
+    last_priced: tuple | None = None         # (Duals, pricing bound) of the last pricing
     stop: str | None = None
     stop_term: Termination | None = None
     stop_msg: str = ""
@@ -626,6 +657,7 @@ def _update_bound(run: _Run, duals: Duals, rnd: PricingRound, smoothed: bool = F
     ``bounds.py``), the best bound so far and the history entry; the improving clauses the
     dual search found join the round's."""
     st, zlb = run.st, rnd.bound
+    run.last_priced = (duals, zlb)
     sr = _dual_search(run, duals, rnd)
     lb_it = sr.bound
     if lb_it > run.best_bound:
@@ -689,16 +721,15 @@ BOUND_ENUMERATION_CAP = 2000
 (bounds.knapsack_bound's items); past this many the step counts as unproven."""
 
 
-def _dual_search(run: _Run, duals: Duals, rnd: PricingRound) -> DualSearch:
-    """The complexity dual search of ``bounds.py``, pricing by the exact branch-and-bound on
-    the full data (node-limited: its bound at the limit is proven)."""
-    o, st = run.o, run.st
+def bound_pricer(st: _State, o: ColGenOptions, deadline=lambda: None, account=None):
+    """The pricer of the complexity-dual searches (``bounds.py``): the exact branch-and-bound
+    on the full data, node-limited (its bound at the limit is proven).  ``price_at(duals_t,
+    share, node_limit) -> (classes, clauses, complete, items, nodes)``; ``deadline()`` gives
+    the calls' wall-clock end (None: none), ``account(seconds)`` is told each call's time."""
 
     def price_at(dt: Duals, share: float, node_limit: int | None = o.bound_node_limit):
         tp = time.perf_counter()
-        left = _bound_search_seconds(run)
-        bb = dict(K=BOUND_ENUMERATION_CAP, tighten=False,
-                  deadline=None if left is None else min(run.cg_end.end, tp + max(0.0, left)))
+        bb = dict(K=BOUND_ENUMERATION_CAP, tighten=False, deadline=deadline())
         L = o.bound_short_length
         if st.D <= L or st.C is None or share <= 0:
             parts = [(price_by_branch_and_bound(st.X, dt.v, dt.const, dt.lit, st.D,
@@ -727,9 +758,27 @@ def _dual_search(run: _Run, duals: Duals, rnd: PricingRound) -> DualSearch:
         else:
             classes, items = [(c, r.bound) for r, c, _, _ in parts], None
         best = sorted(found, key=found.get)[:o.columns_per_iter]
-        run.times["bound_search"] = run.times.get("bound_search", 0.0) + time.perf_counter() - tp
-        run.calls["bound_search"] = run.calls.get("bound_search", 0) + 1
+        if account is not None:
+            account(time.perf_counter() - tp)
         return classes, best, complete, items, sum(r.nodes for r, *_ in parts)
+    return price_at
+
+
+def _dual_search(run: _Run, duals: Duals, rnd: PricingRound) -> DualSearch:
+    """The complexity dual search of ``bounds.py`` (:func:`bound_pricer`), under
+    ``BOUND_SEARCH_SHARE`` of a time limit."""
+    o, st = run.o, run.st
+
+    def deadline():
+        left = _bound_search_seconds(run)
+        return None if left is None else min(run.cg_end.end,
+                                             time.perf_counter() + max(0.0, left))
+
+    def account(seconds):
+        run.times["bound_search"] = run.times.get("bound_search", 0.0) + seconds
+        run.calls["bound_search"] = run.calls.get("bound_search", 0) + 1
+
+    price_at = bound_pricer(st, o, deadline, account)
 
     # only where pricing's best clause is mild (the paper's bound with it as z_CG would lose
     # under 30% of z_RMLP): far from convergence no t makes these duals a good bound
@@ -886,12 +935,15 @@ def _finalize(run: _Run, ip: RestrictedIP, problem) -> ColgenSolution:
         stats=_stats(run, ip, rs, score, clauses))
     if not cert.proven_optimal and unproven_msg is not None:
         cert.message = unproven_msg
-    cert.message = f"{cert.message}; {_bound_message(run, cert)}" if cert.message \
-        else _bound_message(run, cert)
+    said = bound_message(run.bound_kind, _bound_class(run), cert)
+    cert.message = f"{cert.message}; {said}" if cert.message else said
     run.history.append({"time": time.perf_counter() - run.t0, "iteration": run.it,
                         "objective": objective, "lower_bound": cert.lower_bound,
                         "phase": "restricted IP", "event": "end"})
-    return ColgenSolution(rs, cert, list(st.clauses), [tuple(c) for c in clauses])
+    state = None if run.last_priced is None else BoundState(
+        o, run.last_priced[0], run.last_priced[1], run.ub_empty, st.fingerprint(),
+        run.bound_kind, _bound_class(run))
+    return ColgenSolution(rs, cert, list(st.clauses), [tuple(c) for c in clauses], state)
 
 
 def _termination(run: _Run, ip: RestrictedIP) -> tuple[Termination, str | None]:
@@ -919,11 +971,12 @@ def _bound_class(run: _Run) -> str:
     return f"{run.o.form.upper()} rule sets of {cx_} over {cl}"
 
 
-def _bound_message(run: _Run, cert: Certificate) -> str:
+def bound_message(kind: str, cls: str, cert: Certificate) -> str:
+    """The certificate message's account of the bound: which bound, over which rule sets."""
     if cert.lower_bound <= 0.0 and cert.objective > 0.0:
         return (f"the lower bound is trivial (0): nothing proven by pricing gave a positive "
-                f"bound over {_bound_class(run)}")
-    return f"lower bound ({run.bound_kind}) over {_bound_class(run)}"
+                f"bound over {cls}")
+    return f"lower bound ({kind}) over {cls}"
 
 
 def _stats(run: _Run, ip: RestrictedIP, rs: RuleSet, score, clauses) -> dict:

@@ -1,0 +1,94 @@
+"""Raise the certified bound of a finished column-generation solve, by counted work.
+
+A solve stopped by ``max_iter``, a time limit or Ctrl-C keeps the last duals it priced at
+(:class:`~rulecert.mipmodels.colgen.loop.BoundState`).  Any duals give a valid Lagrangian
+bound (``bounds.py``), so :func:`strengthen_bound` can spend more branch-and-bound nodes
+there, by the same descent in the complexity dual as the solve's last search
+(``bounds.complexity_dual_descent``), and return the solution with the better of the two
+bounds.  The rule set is unchanged; the bound never decreases, and it never decreases when
+the node budget grows.  This keeps a solve's own bound non-decreasing in its limits (a
+longer solve repeats a shorter one) while a stopped solve can still be certified further.
+"""
+from __future__ import annotations
+
+import dataclasses
+import time
+
+from ...certificate import certify
+from ...limits import check_count_limit
+from ...monitor import catch_interrupt, interrupt_requested
+from .bounds import complexity_dual_descent
+from .loop import FINAL_BOUND_SEARCH_STEPS, ColgenSolution, _State, bound_message, bound_pricer
+
+STOPPED = 10 ** 18
+"""Nodes a call reports when Ctrl-C stopped it: the descent then has no budget left."""
+
+
+def strengthen_bound(problem, solution: ColgenSolution, node_budget: int) -> ColgenSolution:
+    """``solution`` (of ``solve(problem, ...)``) with its bound raised by at most
+    ``node_budget`` branch-and-bound nodes of the complexity-dual descent at its last duals.
+
+    Refuses (``ValueError``, before any work) a solution without a bound state or a problem
+    other than the one solved.  A proven-optimal solution, or duals where pricing proved no
+    negative reduced cost, is returned as it is.  Ctrl-C stops the search with the bound
+    proven so far.
+    """
+    state = getattr(solution, "bound_state", None)
+    if state is None:
+        raise ValueError("this solution has no bound state to strengthen (no column-generation "
+                         "iteration ran, or it is not a colgen solution)")
+    node_budget = check_count_limit(node_budget, "node_budget")
+    if node_budget is None:
+        raise ValueError("node_budget must be a number of nodes, got None")
+    o = state.options
+    st = _State(problem, o)
+    if st.fingerprint() != state.fingerprint:
+        raise ValueError("problem is not the one this solution was solved on (its samples, "
+                         "labels, weights or options differ)")
+    cert = solution.certificate
+    if cert.proven_optimal or state.pricing_bound >= -o.tol or st.C is None:
+        return solution
+    t0 = time.perf_counter()
+    used = [0]
+
+    pricer = bound_pricer(st, o)
+
+    def price_at(dt, share, limit):
+        # every clause enumerated below 0, as in the solve's last search
+        if interrupt_requested():
+            return [(2, -float("inf"))], [], False, None, STOPPED
+        classes, clauses, complete, items, nodes = pricer(dt, 0.0, limit)
+        used[0] += nodes
+        return classes, clauses, complete, items, STOPPED if interrupt_requested() else nodes
+
+    with catch_interrupt():
+        sr = complexity_dual_descent(st, state.duals, state.pricing_bound, [], state.ub,
+                                     price_at, node_budget, o.bound_node_limit,
+                                     FINAL_BOUND_SEARCH_STEPS, o.tol,
+                                     best_known=cert.lower_bound)
+        interrupted = interrupt_requested()
+    seconds = time.perf_counter() - t0
+    raised = sr.bound > cert.lower_bound
+    kind = (f"lagrangian at the last duals, raised after the solve (complexity dual "
+            f"{sr.t:.6g}, {used[0]} nodes)" if raised else state.bound_kind)
+    new = certify(cert.objective, max(cert.lower_bound, sr.bound), cert.termination,
+                  solver=cert.solver, abs_tol=cert.abs_tol, solver_version=cert.solver_version,
+                  rel_tol=cert.rel_tol, nodes=cert.nodes, iterations=cert.iterations,
+                  wall_time=cert.wall_time + seconds, seed=cert.seed,
+                  warm_start_objective=cert.warm_start_objective, message=cert.message,
+                  history=list(cert.history), stats=dict(cert.stats))
+    old_said = bound_message(state.bound_kind, state.bound_class, cert)
+    head = cert.message[:-len(old_said)].rstrip("; ") if cert.message.endswith(old_said) \
+        else cert.message
+    said = bound_message(kind, state.bound_class, new)
+    new.message = f"{head}; {said}" if head else said
+    new.stats.update(bound_kind=kind, bound_trivial=new.lower_bound <= 0.0,
+                     bound_strengthening={"node_budget": node_budget, "nodes": used[0],
+                                          "seconds": seconds, "bound_before": cert.lower_bound,
+                                          "bound": new.lower_bound, "interrupted": interrupted,
+                                          "complexity_dual": sr.t if raised else None})
+    new.history.append({"time": cert.wall_time + seconds, "objective": new.objective,
+                        "lower_bound": new.lower_bound, "event": "bound strengthened",
+                        "nodes": used[0]})
+    return dataclasses.replace(solution, certificate=new,
+                               bound_state=dataclasses.replace(state, bound_kind=kind))

@@ -1,0 +1,98 @@
+"""strengthen_bound: the certified bound of a stopped column-generation solve, raised later by
+counted work at its last duals; checked against brute force on tiny instances."""
+import math
+
+import pytest
+
+from rulecert.mipmodels.colgen import solve, strengthen_bound
+from rulecert.models.ruleset import ruleset_objective
+from rulecert.problem import RuleProblem
+from rulecert.reference import brute_force_ruleset
+from test_colgen import _instance
+
+
+def _problem(X, y):
+    return RuleProblem.from_matrix(X, y, [f"f{j}" for j in range(X.shape[1])])
+
+
+def _stopped(seed):
+    """A solve stopped after one or two iterations, with a weak bound (no bound search)."""
+    X, y = _instance(seed + 400, n=40, d=9, noise=0.25)
+    C, D = [(6, 3), (9, 4), (12, 5), (8, 7)][seed % 4]
+    p = _problem(X, y)
+    sol = solve(p, complexity_bound=C, max_clause_length=D, max_iter=1 + seed % 2,
+                pricing="heuristic", bound_search_steps=0, close_gap=False, seed=seed)
+    _, opt = brute_force_ruleset(X, y, C, D)
+    return p, sol, opt
+
+
+def test_the_bound_rises_never_falls_and_stays_below_brute_force():
+    raised = 0
+    for seed in range(8):
+        p, sol, opt = _stopped(seed)
+        before = sol.certificate
+        assert sol.bound_state is not None and not before.proven_optimal
+        bounds = []
+        for budget in (1, 30, 300, 3000, 30_000, 300_000):
+            out = strengthen_bound(p, sol, budget)
+            cert = out.certificate
+            assert out.model is sol.model and cert.objective == before.objective
+            assert math.isclose(ruleset_objective(out.model, p).objective, cert.objective)
+            assert before.lower_bound <= cert.lower_bound <= opt + 1e-9
+            assert cert.stats["bound_strengthening"]["nodes"] <= budget
+            assert cert.history[-1]["lower_bound"] == cert.lower_bound
+            bounds.append(cert.lower_bound)
+        assert all(a <= b for a, b in zip(bounds, bounds[1:])), (seed, bounds)
+        if bounds[-1] > before.lower_bound:
+            raised += 1
+            assert "raised after the solve" in cert.message
+            assert "rule sets of complexity <=" in cert.message
+        if cert.lower_bound >= cert.objective - 1e-9:
+            assert cert.proven_optimal
+        else:
+            assert not cert.proven_optimal and cert.termination == before.termination
+    assert raised >= 4
+
+
+def test_bad_calls_are_refused_before_any_work():
+    p, sol, _ = _stopped(1)
+    X, y = _instance(999, n=40, d=9)
+    with pytest.raises(ValueError, match="not the one this solution was solved on"):
+        strengthen_bound(_problem(X, y), sol, 1000)
+    with pytest.raises(ValueError, match="node_budget"):
+        strengthen_bound(p, sol, 0)
+    with pytest.raises(ValueError, match="node_budget"):
+        strengthen_bound(p, sol, None)
+    with pytest.raises(ValueError, match="no bound state"):
+        strengthen_bound(p, sol.__class__(sol.model, sol.certificate, [], []), 1000)
+
+
+def test_a_proven_solution_is_returned_as_it_is():
+    X, y = _instance(5, n=30, d=6)
+    p = _problem(X, y)
+    sol = solve(p, complexity_bound=6, max_clause_length=3, pricing="bnb")
+    assert sol.certificate.proven_optimal
+    assert strengthen_bound(p, sol, 10_000) is sol
+
+
+def test_ctrl_c_stops_the_search_with_the_bound_proven_so_far(monkeypatch):
+    """An interrupt (as Ctrl-C sets it) after the first pricing call ends the descent: the
+    bound is what was proven until then, still valid, and the stats say it was stopped."""
+    from rulecert.mipmodels.colgen import strengthen as S
+    p, sol, opt = _stopped(0)
+    calls = []
+    orig = S.bound_pricer
+
+    def pricer(st, o, *a, **k):
+        inner = orig(st, o, *a, **k)
+
+        def price_at(*args):
+            calls.append(1)
+            return inner(*args)
+        return price_at
+    monkeypatch.setattr(S, "bound_pricer", pricer)
+    monkeypatch.setattr(S, "interrupt_requested", lambda: len(calls) >= 1)
+    cert = strengthen_bound(p, sol, 10**6).certificate
+    assert len(calls) == 1
+    assert cert.stats["bound_strengthening"]["interrupted"] is True
+    assert sol.certificate.lower_bound <= cert.lower_bound <= opt + 1e-9
