@@ -724,7 +724,9 @@ BOUND_ENUMERATION_CAP = 2000
 def bound_pricer(st: _State, o: ColGenOptions, deadline=lambda: None, account=None):
     """The pricer of the complexity-dual searches (``bounds.py``): the exact branch-and-bound
     on the full data, node-limited (its bound at the limit is proven).  ``price_at(duals_t,
-    share, node_limit) -> (classes, clauses, complete, items, nodes)``; ``deadline()`` gives
+    share, node_limit) -> (classes, clauses, complete, items, nodes)``; with ``share`` 0 one
+    call enumerates every clause below 0 (the last search's), else two calls (short clauses,
+    and long ones down to a threshold) each get ``node_limit``; ``deadline()`` gives
     the calls' wall-clock end (None: none), ``account(seconds)`` is told each call's time."""
 
     def price_at(dt: Duals, share: float, node_limit: int | None = o.bound_node_limit):
@@ -736,16 +738,14 @@ def bound_pricer(st: _State, o: ColGenOptions, deadline=lambda: None, account=No
                                                 node_limit=node_limit, **bb), 2, 0, 0.0)]
         else:
             # short clauses exactly; the few long ones that fit (complexity >= L + 2) only
-            # down to u: a proof much cheaper than rc >= 0 (bounds.knapsack_bound); the two
-            # calls share the node limit
+            # down to u: a proof much cheaper than rc >= 0 (bounds.knapsack_bound); each
+            # call has the node limit
             n_long = max(1, math.floor(st.C / (L + 2)))
             u = -share * max(abs(dt.rmlp), 1e-9) / n_long
-            short = price_by_branch_and_bound(st.X, dt.v, dt.const, dt.lit, L,
-                                              node_limit=node_limit, **bb)
-            rest = None if node_limit is None else max(1, node_limit - short.nodes)
-            parts = [(short, 2, 0, 0.0),
+            parts = [(price_by_branch_and_bound(st.X, dt.v, dt.const, dt.lit, L,
+                                                node_limit=node_limit, **bb), 2, 0, 0.0),
                      (price_by_branch_and_bound(st.X, dt.v, dt.const, dt.lit, st.D, upper=u,
-                                                node_limit=rest, **bb), L + 2, L, u)]
+                                                node_limit=node_limit, **bb), L + 2, L, u)]
         complete = all(r.complete for r, *_ in parts)
         # the enumerated clauses of each part's own class (the long search's short clauses
         # are the short search's too); complete: every skipped clause of a class is >= its
