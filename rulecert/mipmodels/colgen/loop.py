@@ -727,11 +727,13 @@ def bound_pricer(st: _State, o: ColGenOptions, deadline=lambda: None, account=No
     share, node_limit) -> (classes, clauses, complete, items, nodes)``; with ``share`` 0 one
     call enumerates every clause below 0 (the last search's), else two calls (short clauses,
     and long ones down to a threshold) each get ``node_limit``; ``deadline()`` gives
-    the calls' wall-clock end (None: none), ``account(seconds)`` is told each call's time."""
+    the calls' wall-clock end (None: none), ``account(seconds, nodes)`` is told each call's
+    work; a call that the clock or Ctrl-C stopped reports ``NODES_STOPPED`` nodes."""
 
     def price_at(dt: Duals, share: float, node_limit: int | None = o.bound_node_limit):
         tp = time.perf_counter()
-        bb = dict(K=BOUND_ENUMERATION_CAP, tighten=False, deadline=deadline())
+        end = deadline()
+        bb = dict(K=BOUND_ENUMERATION_CAP, tighten=False, deadline=end)
         L = o.bound_short_length
         if st.D <= L or st.C is None or share <= 0:
             parts = [(price_by_branch_and_bound(st.X, dt.v, dt.const, dt.lit, st.D,
@@ -758,10 +760,17 @@ def bound_pricer(st: _State, o: ColGenOptions, deadline=lambda: None, account=No
         else:
             classes, items = [(c, r.bound) for r, c, _, _ in parts], None
         best = sorted(found, key=found.get)[:o.columns_per_iter]
+        now, nodes = time.perf_counter(), sum(r.nodes for r, *_ in parts)
         if account is not None:
-            account(time.perf_counter() - tp)
-        return classes, best, complete, items, sum(r.nodes for r, *_ in parts)
+            account(now - tp, nodes)
+        stopped = end is not None and now >= end or interrupt_requested()
+        return classes, best, complete, items, NODES_STOPPED if stopped else nodes
     return price_at
+
+
+NODES_STOPPED = 10 ** 18
+"""The nodes :func:`bound_pricer` reports for a call that the clock or Ctrl-C stopped: a
+descent (``bounds.complexity_dual_descent``) then has no budget left."""
 
 
 def _dual_search(run: _Run, duals: Duals, rnd: PricingRound) -> DualSearch:
@@ -774,7 +783,7 @@ def _dual_search(run: _Run, duals: Duals, rnd: PricingRound) -> DualSearch:
         return None if left is None else min(run.cg_end.end,
                                              time.perf_counter() + max(0.0, left))
 
-    def account(seconds):
+    def account(seconds, nodes):
         run.times["bound_search"] = run.times.get("bound_search", 0.0) + seconds
         run.calls["bound_search"] = run.calls.get("bound_search", 0) + 1
 

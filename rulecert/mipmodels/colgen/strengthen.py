@@ -18,10 +18,8 @@ from ...certificate import certify
 from ...limits import check_count_limit
 from ...monitor import catch_interrupt, interrupt_requested
 from .bounds import complexity_dual_descent
-from .loop import FINAL_BOUND_SEARCH_STEPS, ColgenSolution, _State, bound_message, bound_pricer
-
-STOPPED = 10 ** 18
-"""Nodes a call reports when Ctrl-C stopped it: the descent then has no budget left."""
+from .loop import (FINAL_BOUND_SEARCH_STEPS, NODES_STOPPED, ColgenSolution, _State,
+                   bound_message, bound_pricer)
 
 
 def strengthen_bound(problem, solution: ColgenSolution, node_budget: int) -> ColgenSolution:
@@ -51,15 +49,16 @@ def strengthen_bound(problem, solution: ColgenSolution, node_budget: int) -> Col
     t0 = time.perf_counter()
     used = [0]
 
-    pricer = bound_pricer(st, o)
+    def account(seconds, nodes):
+        used[0] += nodes
+
+    pricer = bound_pricer(st, o, account=account)
 
     def price_at(dt, share, limit):
         # every clause enumerated below 0, as in the solve's last search
         if interrupt_requested():
-            return [(2, -float("inf"))], [], False, None, STOPPED
-        classes, clauses, complete, items, nodes = pricer(dt, 0.0, limit)
-        used[0] += nodes
-        return classes, clauses, complete, items, STOPPED if interrupt_requested() else nodes
+            return [(2, -float("inf"))], [], False, None, NODES_STOPPED
+        return pricer(dt, 0.0, limit)
 
     with catch_interrupt():
         sr = complexity_dual_descent(st, state.duals, state.pricing_bound, [], state.ub,
