@@ -159,7 +159,8 @@ class BooleanRuleCGClassifier(BinaryRuleClassifier):
                  pricing_time_limit=30.0, max_iter=None, bnb_node_limit=None,
                  pricing_deterministic_time=None, ip_node_limit=None, ip_options=None,
                  bound_search_steps=3, bound_node_limit=200_000,
-                 final_bound_node_limit=20_000_000, columns_per_iter=50, beam_width=5, close_gap=True, sample_rows=2000,
+                 final_bound_node_limit=5_000_000, columns_per_iter=50, beam_width=5,
+                 close_gap=True, sample_rows=2000,
                  max_nonzeros=100_000, workers=1, warm_start=False,
                  random_state=DEFAULT_SEED, binarizer=None,
                  memory_limit_mb=DEFAULT_MEMORY_LIMIT_MB, verbose=False, callback=None):
@@ -373,7 +374,7 @@ class BooleanRuleCGCV(BooleanRuleCGClassifier):
                  literal_penalty=0.0, pricing="auto", time_limit=None, pricing_time_limit=30.0,
                  max_iter=None, bnb_node_limit=None, pricing_deterministic_time=None,
                  ip_node_limit=None, ip_options=None, bound_search_steps=3,
-                 bound_node_limit=200_000, final_bound_node_limit=20_000_000, columns_per_iter=50,
+                 bound_node_limit=200_000, final_bound_node_limit=5_000_000, columns_per_iter=50,
                  beam_width=5,
                  close_gap=True, sample_rows=2000,
                  max_nonzeros=100_000, workers=1, random_state=DEFAULT_SEED, binarizer=None,

@@ -209,16 +209,19 @@ class ColGenOptions:
     bound_node_limit: int | None = 200_000
     """Node limit of each of those branch-and-bound calls (deterministic; a call stopped by
     it still proves a bound)."""
-    final_bound_node_limit: int | None = 20_000_000
+    final_bound_node_limit: int | None = 5_000_000
     """Branch-and-bound nodes of the last search *in all*, when pricing found no clause and
     column generation stops: a descent in the complexity dual ``t``
     (``bounds.complexity_dual_descent``), each proof at a smaller ``t`` worth more nodes
     (measured on pima's final duals at C = 10, bound / nodes of the proof: 103 / 0.64 million
     at t = 8.5, 123 / 2.8 million at t = 6.5, 143 / 16 million at t = 4.5, 153 / 46 million
-    at t = 3.5; about 0.7 million nodes a second).  On those duals 20 million nodes certify
-    132 (the former bisection, 10 calls of 2 million nodes each, 108); pima's at C = 20, 71
-    (48).  Certification runs raise it (``brcg_bounds.py``: 10^8 per 2000 rows); None: no
-    budget (each call still stops at 8 times the nodes of the last proof)."""
+    at t = 3.5; about 0.7 million nodes a second).  On those duals the descent certifies 113
+    with 5 million nodes and 132 with 20 million (the former bisection, 10 calls of 2 million
+    nodes each: 108 with 16.9 million); pima's at C = 20: 71 with 20 million (48).  The
+    default, 5 million, keeps small cross-validated fits as fast as before (20 million made
+    the runner tests' 27-cell study 30% slower); certification runs raise it
+    (``brcg_bounds.py``: 10^8 per 2000 rows) or call ``strengthen_bound``.  None: no budget
+    (each call still stops at 8 times the nodes of the last proof)."""
     workers: int = 1
     seed: int = DEFAULT_SEED
     tol: float = 1e-7
