@@ -34,13 +34,21 @@ def _all_clauses(d, D):
         yield from itertools.combinations(range(d), k)
 
 
+def _rc(st, duals, cl):
+    """rc(t) of one clause at ``duals``."""
+    cov = np.logical_and.reduce(st.X[:, list(cl)], axis=1)
+    return duals.const + duals.lit * len(cl) + float(duals.v[cov].sum())
+
+
+def _negative_clauses(st, duals):
+    """``(rc, clause)`` of every non-empty clause of 1..D literals with rc(t) < 0, in
+    enumeration order."""
+    return [(rc, cl) for cl in _all_clauses(st.d, st.D) if (rc := _rc(st, duals, cl)) < 0]
+
+
 def _exact_min_rc(st, duals):
     """min over the non-empty clauses of 1..D literals of rc(t), by enumeration."""
-    best = math.inf
-    for cl in _all_clauses(st.d, st.D):
-        cov = np.logical_and.reduce(st.X[:, list(cl)], axis=1)
-        best = min(best, duals.const + duals.lit * len(cl) + float(duals.v[cov].sum()))
-    return best
+    return min(_rc(st, duals, cl) for cl in _all_clauses(st.d, st.D))
 
 
 # ---- the mathematics, at arbitrary duals ------------------------------------------------------
@@ -61,9 +69,7 @@ def test_bound_at_any_duals_never_exceeds_the_optimum(seed, empty):
         mu = rng.uniform(0, 1, len(st.P)) * st.a * rng.choice([0.3, 1.0])
         base = read_duals(st, 0.0, mu, 0.0, empty)
         # t* of the module doc: the most negative reduced cost per unit of complexity at t=0
-        r = min((base.const + base.lit * len(cl)
-                 + float(base.v[np.logical_and.reduce(st.X[:, list(cl)], axis=1)].sum()))
-                / (1 + len(cl)) for cl in _all_clauses(st.d, st.D))
+        r = min(_rc(st, base, cl) / (1 + len(cl)) for cl in _all_clauses(st.d, st.D))
         bounds = []
         for t in [0.0, float(rng.uniform(0, 2)), float(rng.uniform(0, 6)), max(0.0, -r)]:
             dt = at_complexity_dual(st, base, t)
@@ -103,9 +109,7 @@ def test_knapsack_bound_by_clause_length(seed):
         dt = read_duals(st, 0.0, mu, float(rng.uniform(0, 3)), empty)
         per = {}
         for cl in _all_clauses(st.d, st.D):
-            cov = np.logical_and.reduce(st.X[:, list(cl)], axis=1)
-            rc = dt.const + dt.lit * len(cl) + float(dt.v[cov].sum())
-            per[len(cl)] = min(per.get(len(cl), math.inf), rc)
+            per[len(cl)] = min(per.get(len(cl), math.inf), _rc(st, dt, cl))
         exact = [(1 + k, z) for k, z in per.items()]
         b = knapsack_bound(st, dt, exact, math.inf)
         assert b <= opt + 1e-9
@@ -135,12 +139,7 @@ def test_complexity_dual_search_with_exact_pricing(seed):
 
     def price_at(dt, share):
         calls.append(dt.lam)
-        found = []
-        for cl in _all_clauses(st.d, st.D):
-            cov = np.logical_and.reduce(st.X[:, list(cl)], axis=1)
-            rc = dt.const + dt.lit * len(cl) + float(dt.v[cov].sum())
-            if rc < 0:
-                found.append((rc, cl))
+        found = _negative_clauses(st, dt)
         if enumerate_:
             return [(2, 0.0)], [cl for _, cl in found[:5]], True, \
                 [(rc, 1 + len(cl)) for rc, cl in found]
@@ -152,9 +151,7 @@ def test_complexity_dual_search_with_exact_pricing(seed):
     assert sr.bound <= opt + 1e-9
     assert sr.bound == max(s[2] for s in sr.steps)
     assert sr.bound >= complexity_bound_at(st, duals, z0, math.inf)
-    for cl in sr.clauses:
-        cov = np.logical_and.reduce(st.X[:, list(cl)], axis=1)
-        assert duals.const + duals.lit * len(cl) + float(duals.v[cov].sum()) < 0
+    assert all(_rc(st, duals, cl) < 0 for cl in sr.clauses)
 
 
 def _descent_case(seed):
@@ -174,13 +171,7 @@ def _descent_case(seed):
     def price_at(dt, share, limit):
         cost = int(math.ceil(20 * math.exp(growth * (1 - share))))
         calls.append((dt.lam, share, limit, cost))
-        found = []
-        for cl in _all_clauses(st.d, st.D):
-            cov = np.logical_and.reduce(st.X[:, list(cl)], axis=1)
-            rc = dt.const + dt.lit * len(cl) + float(dt.v[cov].sum())
-            if rc < 0:
-                found.append((rc, cl))
-        found.sort()
+        found = sorted(_negative_clauses(st, dt))
         if limit is not None and cost > limit:       # stopped: a bound, below the minimum
             return [(2, min(0.0, _exact_min_rc(st, dt)) - 1.0)], [], False, None, limit
         return ([(2, 0.0)], [cl for _, cl in found[:3]], True,
@@ -205,9 +196,7 @@ def test_the_last_searchs_descent_stays_within_its_budget_and_below_the_optimum(
         assert sr.bound <= opt + 1e-9
         assert sr.bound == max(s[2] for s in sr.steps)
         assert sr.bound >= complexity_bound_at(st, duals, z0, math.inf)
-        for cl in sr.clauses:
-            cov = np.logical_and.reduce(st.X[:, list(cl)], axis=1)
-            assert duals.const + duals.lit * len(cl) + float(duals.v[cov].sum()) < 0
+        assert all(_rc(st, duals, cl) < 0 for cl in sr.clauses)
 
 
 def test_the_last_searchs_bound_never_decreases_with_its_budget():
