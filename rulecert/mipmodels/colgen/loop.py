@@ -734,6 +734,8 @@ def bound_pricer(st: _State, o: ColGenOptions, deadline=lambda: None, account=No
     work; a call that the clock or Ctrl-C stopped reports ``NODES_STOPPED`` nodes."""
 
     def price_at(dt: Duals, share: float, node_limit: int | None = o.bound_node_limit):
+        if interrupt_requested():       # Ctrl-C between calls: none starts (no bound proven)
+            return [(2, -math.inf)], [], False, None, NODES_STOPPED
         tp = time.perf_counter()
         end = deadline()
         bb = dict(K=BOUND_ENUMERATION_CAP, tighten=False, deadline=end)
@@ -769,6 +771,19 @@ def bound_pricer(st: _State, o: ColGenOptions, deadline=lambda: None, account=No
         stopped = end is not None and now >= end or interrupt_requested()
         return classes, best, complete, items, NODES_STOPPED if stopped else nodes
     return price_at
+
+
+def final_bound_search(st: _State, o: ColGenOptions, duals: Duals, zlb: float, found: list, ub: float,
+                       price_at, budget: int | None, steps: int = FINAL_BOUND_SEARCH_STEPS,
+                       **kw):
+    """The last bound search, of a solve whose pricing found no clause and of
+    ``strengthen_bound``: the descent in the complexity dual (``bounds.py``) under ``budget``
+    nodes in all, every clause below 0 enumerated (``price_at`` of :func:`bound_pricer` at
+    share 0: measured on pima's final duals at C = 10, the long-clause threshold's proofs cost
+    as many nodes as lowering t to the same bound, or more)."""
+    return complexity_dual_descent(st, duals, zlb, found, ub,
+                                   lambda dt, f, limit: price_at(dt, 0.0, limit), budget,
+                                   o.bound_node_limit, steps, o.tol, **kw)
 
 
 NODES_STOPPED = 10 ** 18
@@ -810,14 +825,9 @@ def _dual_search(run: _Run, duals: Duals, rnd: PricingRound) -> DualSearch:
     if left is not None and left <= 0.0:
         steps = 0   # under a time limit the search must not starve column generation
     if final:
-        # every clause enumerated below 0 (no threshold for the long ones: measured on
-        # pima's final duals at C = 10, the threshold's proofs cost as many nodes as
-        # lowering t to the same bound, or more)
-        sr = complexity_dual_descent(st, duals, rnd.bound, rnd.clauses, run.ub_empty,
-                                     lambda dt, f, lim: price_at(dt, 0.0, lim),
-                                     o.final_bound_node_limit, o.bound_node_limit,
-                                     steps, o.tol,
-                                     best_known=run.best_bound, share=run.share)
+        sr = final_bound_search(st, o, duals, rnd.bound, rnd.clauses, run.ub_empty, price_at,
+                                o.final_bound_node_limit, steps, best_known=run.best_bound,
+                                share=run.share)
     else:
         sr = complexity_dual_search(st, duals, rnd.bound, rnd.clauses, run.ub_empty,
                                     lambda dt, f: price_at(dt, f)[:4], steps, o.tol,

@@ -4,7 +4,7 @@ A solve stopped by ``max_iter``, a time limit or Ctrl-C keeps the last duals it 
 (:class:`~rulecert.mipmodels.colgen.loop.BoundState`).  Any duals give a valid Lagrangian
 bound (``bounds.py``), so :func:`strengthen_bound` can spend more branch-and-bound nodes
 there, by the same descent in the complexity dual as the solve's last search
-(``bounds.complexity_dual_descent``), and return the solution with the better of the two
+(``loop.final_bound_search``), and return the solution with the better of the two
 bounds.  The rule set is unchanged; the bound never decreases, and it never decreases when
 the node budget grows.  This keeps a solve's own bound non-decreasing in its limits (a
 longer solve repeats a shorter one) while a stopped solve can still be certified further.
@@ -17,9 +17,7 @@ import time
 from ...certificate import certify
 from ...limits import check_count_limit
 from ...monitor import catch_interrupt, interrupt_requested
-from .bounds import complexity_dual_descent
-from .loop import (FINAL_BOUND_SEARCH_STEPS, NODES_STOPPED, ColgenSolution, _State,
-                   bound_message, bound_pricer)
+from .loop import ColgenSolution, _State, bound_message, bound_pricer, final_bound_search
 
 
 def strengthen_bound(problem, solution: ColgenSolution, node_budget: int) -> ColgenSolution:
@@ -52,19 +50,10 @@ def strengthen_bound(problem, solution: ColgenSolution, node_budget: int) -> Col
     def account(seconds, nodes):
         used[0] += nodes
 
-    pricer = bound_pricer(st, o, account=account)
-
-    def price_at(dt, share, limit):
-        # every clause enumerated below 0, as in the solve's last search
-        if interrupt_requested():
-            return [(2, -float("inf"))], [], False, None, NODES_STOPPED
-        return pricer(dt, 0.0, limit)
-
     with catch_interrupt():
-        sr = complexity_dual_descent(st, state.duals, state.pricing_bound, [], state.ub,
-                                     price_at, node_budget, o.bound_node_limit,
-                                     FINAL_BOUND_SEARCH_STEPS, o.tol,
-                                     best_known=cert.lower_bound)
+        sr = final_bound_search(st, o, state.duals, state.pricing_bound, [], state.ub,
+                                bound_pricer(st, o, account=account), node_budget,
+                                best_known=cert.lower_bound)
         interrupted = interrupt_requested()
     seconds = time.perf_counter() - t0
     raised = sr.bound > cert.lower_bound
