@@ -221,6 +221,29 @@ def test_the_last_searchs_bound_never_decreases_with_its_budget():
     assert gained >= 3
 
 
+def test_the_descent_stops_at_its_target_and_above_the_minimum_share():
+    """Given a target (a known rule set's objective), the descent stops once its bound reaches
+    it, after a prefix of the same calls; it never prices at a share below
+    DESCENT_MIN_SHARE."""
+    from rulecert.mipmodels.colgen.bounds import DESCENT_MIN_SHARE
+    stopped = 0
+    for seed in range(8):
+        st, duals, opt, calls, price_at = _descent_case(seed)
+        z0 = _exact_min_rc(st, duals)
+        full = complexity_dual_descent(st, duals, z0, [], math.inf, price_at, None, 60, 40)
+        path = list(calls)
+        assert all(share >= DESCENT_MIN_SHARE for _, share, *_ in path)
+        for target in sorted({step[2] for step in full.steps[1:]}):
+            calls.clear()
+            sr = complexity_dual_descent(st, duals, z0, [], math.inf, price_at, None, 60, 40,
+                                         target=target)
+            assert calls == path[:len(calls)] and sr.bound >= target - 1e-9
+            if len(calls) < len(path):
+                stopped += 1
+                assert max((s[2] for s in sr.steps[:-1]), default=-math.inf) < target - 1e-9
+    assert stopped >= 3
+
+
 def _implied_instance(seed, n=26, noise=0.2):
     """Tiny random data plus conjunctions of its features (so that features imply others and
     the pricing search skips redundant and dominated clauses)."""

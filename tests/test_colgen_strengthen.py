@@ -76,23 +76,68 @@ def test_a_proven_solution_is_returned_as_it_is():
 
 
 def test_ctrl_c_stops_the_search_with_the_bound_proven_so_far(monkeypatch):
-    """An interrupt (as Ctrl-C sets it) after the first pricing call ends the descent: the
-    bound is what was proven until then, still valid, and the stats say it was stopped."""
+    """Ctrl-C (the request it sets) during the first pricing call ends the descent: no call
+    does work after it, the bound is what was proven until then, still valid, and the stats
+    say it was stopped.  Uninterrupted, the same search makes more calls."""
     from rulecert.mipmodels.colgen import strengthen as S
-    p, sol, opt = _stopped(0)
-    calls = []
+    from rulecert.monitor import request_interrupt
+    X, y = _instance(401, n=40, d=9, noise=0.25)
+    p = _problem(X, y)
+    sol = solve(p, complexity_bound=9, max_clause_length=4, max_iter=4, pricing="heuristic",
+                bound_search_steps=0, close_gap=False, seed=1)
+    _, opt = brute_force_ruleset(X, y, 9, 4)
     orig = S.bound_pricer
 
-    def pricer(st, o, *a, **k):
-        inner = orig(st, o, *a, **k)
+    def run(interrupt):
+        nodes = []
 
-        def price_at(*args):
-            calls.append(1)
-            return inner(*args)
-        return price_at
-    monkeypatch.setattr(S, "bound_pricer", pricer)
-    monkeypatch.setattr(S, "interrupt_requested", lambda: len(calls) >= 1)
-    cert = strengthen_bound(p, sol, 10**6).certificate
-    assert len(calls) == 1
+        def pricer(st, o, *a, **k):
+            inner = orig(st, o, *a, **k)
+
+            def price_at(*args):
+                out = inner(*args)
+                nodes.append(out[4])
+                if interrupt:
+                    request_interrupt()
+                return out
+            return price_at
+        monkeypatch.setattr(S, "bound_pricer", pricer)
+        return strengthen_bound(p, sol, 10**6).certificate, nodes
+
+    full, calls = run(False)
+    assert len(calls) > 1 and full.stats["bound_strengthening"]["interrupted"] is False
+    cert, calls = run(True)
     assert cert.stats["bound_strengthening"]["interrupted"] is True
+    assert len(calls) <= 2 and cert.stats["bound_strengthening"]["nodes"] == calls[0]
     assert sol.certificate.lower_bound <= cert.lower_bound <= opt + 1e-9
+
+
+def test_the_estimators_strengthen_their_fit():
+    """BooleanRuleCGClassifier.strengthen_bound on the training data raises the certificate's
+    bound (never above brute force, the rule set unchanged); other data is refused."""
+    import numpy as np
+    from sklearn.exceptions import NotFittedError
+
+    from rulecert.estimators import BooleanRuleCGClassifier
+    X, y01 = _instance(400, n=40, d=9, noise=0.25)
+    y = np.where(y01 == 1, "yes", "no")
+    clf = BooleanRuleCGClassifier(complexity_bound=9, max_clause_length=4, max_iter=2,
+                                  pricing="heuristic", bound_search_steps=0, close_gap=False)
+    with pytest.raises(NotFittedError):
+        clf.strengthen_bound(X, y, 1000)
+    clf.fit(X, y)
+    before, rules = clf.certificate_, clf.ruleset_
+    _, opt = brute_force_ruleset(X, y01, 9, 4)
+    assert not before.proven_optimal
+    with pytest.raises(ValueError, match="not the one this solution was solved on"):
+        clf.strengthen_bound(X[::-1], y, 1000)
+    with pytest.raises(ValueError, match="not among the fitted classes"):
+        clf.strengthen_bound(X, np.where(y01 == 1, "yes", "maybe"), 1000)
+    with pytest.raises(ValueError, match="node_budget"):
+        clf.strengthen_bound(X, y, 0)
+    assert clf.strengthen_bound(X, y, 300_000) is clf
+    cert = clf.certificate_
+    assert clf.ruleset_ is rules and cert.objective == before.objective
+    assert math.isclose(ruleset_objective(rules, _problem(X, y01)).objective, cert.objective)
+    assert before.lower_bound < cert.lower_bound <= opt + 1e-9
+    assert cert.stats["bound_strengthening"]["bound_before"] == before.lower_bound

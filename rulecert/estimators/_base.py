@@ -110,11 +110,19 @@ class BinaryRuleClassifier(ClassifierMixin, BaseEstimator):
         return check_binary_matrix(np.asarray(Xt), "binarized X"), self.binary_feature_names_
 
     # ---- y ------------------------------------------------------------------------------
-    def _encode_labels(self, y) -> np.ndarray:
+    def _encode_labels(self, y, reset: bool = True) -> np.ndarray:
+        """0/1 labels (1: ``classes_[1]``); on fit (``reset``) ``classes_`` is set, else y
+        must hold the fitted classes only."""
         if y is None:
             raise ValueError(f"{type(self).__name__} requires y to be passed, but the target y is None")
         y = column_or_1d(y, warn=True)
         check_classification_targets(y)
+        if not reset:
+            unknown = np.setdiff1d(np.unique(y), self.classes_)
+            if unknown.size:
+                raise ValueError(f"y has labels {unknown.tolist()} that are not among the fitted "
+                                 f"classes {self.classes_.tolist()}")
+            return (y == self.classes_[1]).astype(np.int8)
         classes = np.unique(y)
         if classes.shape[0] == 1:
             from ..mining.binarize import _plain
@@ -127,10 +135,11 @@ class BinaryRuleClassifier(ClassifierMixin, BaseEstimator):
         self.classes_ = classes
         return (y == classes[1]).astype(np.int8)
 
-    def _prepare_fit(self, X, y, sample_weight=None):
-        """Validated (binary X, 0/1 y, sample_weight or None, binary feature names)."""
-        Xb, names = self._binary_features(X, reset=True, sample_weight=sample_weight)
-        y01 = self._encode_labels(y)
+    def _prepare_fit(self, X, y, sample_weight=None, reset: bool = True):
+        """Validated (binary X, 0/1 y, sample_weight or None, binary feature names); with
+        ``reset=False`` X and y are checked against the fitted features and classes."""
+        Xb, names = self._binary_features(X, reset=reset, sample_weight=sample_weight)
+        y01 = self._encode_labels(y, reset=reset)
         if y01.shape[0] != Xb.shape[0]:
             raise ValueError(f"X has {Xb.shape[0]} samples but y has {y01.shape[0]}")
         if sample_weight is not None:

@@ -1,9 +1,11 @@
 """BooleanRuleCGClassifier: DNF / CNF rule sets by column generation, with a certified gap."""
 from __future__ import annotations
 
+import dataclasses
 import functools
 import math
 import time
+import warnings
 from numbers import Integral, Real
 
 import numpy as np
@@ -12,7 +14,7 @@ from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 
 from ..limits import DEFAULT_MEMORY_LIMIT_MB, DEFAULT_SEED, DEFAULT_TIME_LIMIT, Deadline, check_time_limit
 from ..models.ruleset import check_complexity_bound
-from ._base import WATCH_CONSTRAINTS, BinaryRuleClassifier, interruptible
+from ._base import WATCH_CONSTRAINTS, BinaryRuleClassifier, FitInterruptedWarning, interruptible
 
 
 def _with_training_counts(colgen):
@@ -20,8 +22,8 @@ def _with_training_counts(colgen):
     the fit's binary X, labels and weights), which ``predict_proba`` reads."""
     @functools.wraps(colgen)
     def wrapper(self, Xb, y01, sw, *args, **kwargs):
-        ruleset, *rest = colgen(self, Xb, y01, sw, *args, **kwargs)
-        return (ruleset.with_counts(Xb, y01, sw), *rest)
+        sol = colgen(self, Xb, y01, sw, *args, **kwargs)
+        return dataclasses.replace(sol, model=sol.model.with_counts(Xb, y01, sw))
     return wrapper
 
 
@@ -237,9 +239,9 @@ class BooleanRuleCGClassifier(BinaryRuleClassifier):
                       names)
         return self
 
-    def _prepare_binary_fit(self, X, y, sample_weight):
+    def _prepare_binary_fit(self, X, y, sample_weight, reset=True):
         """``_prepare_fit`` plus the checks column generation needs; unit weights -> None."""
-        Xb, y01, sw, names = self._prepare_fit(X, y, sample_weight)
+        Xb, y01, sw, names = self._prepare_fit(X, y, sample_weight, reset=reset)
         if Xb.shape[1] == 0:
             raise ValueError("X has no binary feature columns")
         if sw is not None and np.all(sw == 1.0):
@@ -252,30 +254,63 @@ class BooleanRuleCGClassifier(BinaryRuleClassifier):
     def _colgen(self, Xb, y01, sw, names, complexity_bound, time_limit, seed,
                 initial_clauses=None, initial_solution=None):
         """One column-generation solve on validated binary data with this estimator's
-        options; returns ``(ruleset, certificate, column pool, solution clauses)``.
+        options; returns its :class:`~rulecert.mipmodels.colgen.ColgenSolution`.
         ``time_limit`` counts from the call: importing the solvers (about a second on the
         first fit of a process) and building the problem count against it."""
         deadline = Deadline(time_limit)
         from ..mipmodels.colgen import solve
         from ..mipmodels.colgen.pricing import warm_up
-        from ..problem import RuleProblem
         warm_up()
-        problem = RuleProblem.from_matrix(Xb, y01, names, sample_weight=sw)
         opts = self._options(seed, complexity_bound, deadline.remaining())
         opts.initial_clauses = initial_clauses
         opts.initial_solution = initial_solution
-        sol = solve(problem, opts, callback=self._callback())
-        return sol.model, sol.certificate, sol.column_pool, sol.solution_clauses
+        return solve(_problem(Xb, y01, sw, names), opts, callback=self._callback())
 
-    def _set_fit(self, result, names):
-        ruleset, cert, pool, solution = result
-        self.columns_ = pool
+    def _set_fit(self, sol, names):
+        self.columns_ = sol.column_pool
         self._pool_key = (tuple(names), self.form)
-        self._solution_clauses = solution
-        self.ruleset_ = ruleset
-        self.certificate_ = cert
+        self._solution_clauses = sol.solution_clauses
+        self._bound_state = sol.bound_state
+        self.ruleset_ = sol.model
+        self.certificate_ = sol.certificate
         self.n_binary_features_ = len(names)
-        self.n_iter_ = int(cert.iterations)
+        self.n_iter_ = int(sol.certificate.iterations)
+
+    def strengthen_bound(self, X, y, node_budget, sample_weight=None):
+        """Raise the certified lower bound of this fit by at most ``node_budget`` more
+        branch-and-bound nodes (deterministic), at the last duals column generation priced at
+        (:func:`rulecert.mipmodels.colgen.strengthen_bound`): for a fit that ``max_iter``, a
+        time limit or Ctrl-C stopped, or whose last bound search ran out of nodes.
+
+        ``X``, ``y`` and ``sample_weight`` must be the training data of the fit (for
+        :class:`BooleanRuleCGCV`, of its final fit: all of X); anything else is refused before
+        any work.  The rule set is unchanged; ``certificate_`` gets the bound (never lower,
+        never lower for a larger budget), a new message and history entry, and
+        ``stats["bound_strengthening"]``.  Ctrl-C stops the search with the bound proven so
+        far (a :class:`~rulecert.estimators.FitInterruptedWarning`).  Returns ``self``.
+        """
+        from sklearn.utils.validation import check_is_fitted
+
+        from ..mipmodels.colgen import ColgenSolution
+        from ..mipmodels.colgen import strengthen_bound as strengthen
+        from ..monitor import catch_interrupt
+        check_is_fitted(self, "certificate_")
+        if getattr(self, "_bound_state", None) is None:
+            raise ValueError(f"this {type(self).__name__} fit has no bound state to strengthen "
+                             "(no column-generation iteration ran)")
+        Xb, y01, sw, names = self._prepare_binary_fit(X, y, sample_weight, reset=False)
+        sol = ColgenSolution(model=self.ruleset_, certificate=self.certificate_,
+                             column_pool=self.columns_, solution_clauses=self._solution_clauses,
+                             bound_state=self._bound_state)
+        with catch_interrupt():
+            new = strengthen(_problem(Xb, y01, sw, names), sol, node_budget)
+        self.certificate_ = new.certificate
+        self._bound_state = new.bound_state
+        done = new.certificate.stats.get("bound_strengthening") or {}
+        if done.get("interrupted"):
+            warnings.warn(f"{type(self).__name__}.strengthen_bound was interrupted: proven bound "
+                          f"{new.certificate.lower_bound}", FitInterruptedWarning, stacklevel=2)
+        return self
 
     def _predict01(self, Xb):
         return self.ruleset_.predict(Xb)
@@ -293,6 +328,12 @@ class BooleanRuleCGClassifier(BinaryRuleClassifier):
             return repr(self)
         return (f"{self.ruleset_.to_text(labels=self.classes_)}\n\n{self.certificate_.summary()}\n"
                 f"bound           : {self.certificate_.stats.get('bound_kind')}")
+
+
+def _problem(Xb, y01, sw, names):
+    """The column-generation instance of a fit's validated binary data."""
+    from ..problem import RuleProblem
+    return RuleProblem.from_matrix(Xb, y01, names, sample_weight=sw)
 
 
 def _both_classes(y01, sw) -> bool:
@@ -466,9 +507,10 @@ class BooleanRuleCGCV(BooleanRuleCGClassifier):
             # a fold starts cold: clauses generated on other folds saw its validation rows
             clauses, solution = None, None
             for i, C in enumerate(grid):
-                ruleset, cert, clauses, solution = self._colgen(
-                    Xb[tr], y01[tr], sw_tr, names, C, share(), rng.randint(0, 2**31 - 1),
-                    clauses, solution)
+                fold = self._colgen(Xb[tr], y01[tr], sw_tr, names, C, share(),
+                                    rng.randint(0, 2**31 - 1), clauses, solution)
+                ruleset, cert = fold.model, fold.certificate
+                clauses, solution = fold.column_pool, fold.solution_clauses
                 fits_left -= 1
                 hit = ruleset.predict(Xb[va]) == y01[va]
                 w_va = None if sw is None or sw[va].sum() <= 0 else sw[va]

@@ -330,6 +330,9 @@ def complexity_dual_search(st, duals: Duals, zlb: float, found: list, ub: float,
 DESCENT_COST_RATIO = 2.0
 """The last search's descent aims each proof at about this many times the nodes of the
 previous one (from the growth of the nodes between its last two proofs)."""
+DESCENT_MIN_SHARE = 1e-3
+"""The descent stops before a share below this (proofs as cheap as the last, e.g. on tiny
+instances, would otherwise step on toward ``t = lambda`` until its call count runs out)."""
 DESCENT_CALL_CAP = 8.0
 """A descent call may use at most this many times the nodes of the last proof (or the
 remaining budget); past it the call fails and the search bisects back toward the proof."""
@@ -339,7 +342,7 @@ def complexity_dual_descent(st, duals: Duals, zlb: float, found: list, ub: float
                             price_at: Callable, budget: int | None, first_limit: int | None,
                             steps: int,
                             tol: float = 1e-7, best_known: float = -math.inf,
-                            share: float = 0.1) -> DualSearch:
+                            share: float = 0.1, target: float = math.inf) -> DualSearch:
     """The last search, when pricing found no clause and column generation stops: the
     complexity dual ``t = lambda + f z_RMLP / C`` descends from a proven share ``f`` under
     a *total* budget of ``budget`` branch-and-bound nodes (every call's nodes count).
@@ -360,7 +363,8 @@ def complexity_dual_descent(st, duals: Duals, zlb: float, found: list, ub: float
     Every choice but the last call's limit is the same for any budget (node counts are
     deterministic), so the bound never decreases when the budget grows.  The bound of every
     step is valid; the best is kept (:class:`DualSearch`).  None: no budget (the calls keep
-    their caps; ``first_limit`` None: the first calls run to the end)."""
+    their caps; ``first_limit`` None: the first calls run to the end).  The search stops once
+    the bound reaches ``target`` (a known rule set's objective: nothing to prove past it)."""
     ds = _DualSteps(st, duals, zlb, found, ub)
     if st.C is None or zlb >= -tol or steps <= 0 or (budget is not None and budget <= 0):
         return ds.best
@@ -368,7 +372,8 @@ def complexity_dual_descent(st, duals: Duals, zlb: float, found: list, ub: float
     proofs: list = []                    # (f, nodes) of each proven step, in order
     failed = None                        # the largest failed f below the last proof
     for _ in range(steps):
-        if left <= 0 or ds.hopeless(best_known) or ds.at_cap(best_known):
+        if left <= 0 or ds.hopeless(best_known) or ds.at_cap(best_known) \
+                or max(ds.best.bound, best_known) >= target - 1e-9:
             break
         cap = (math.inf if first_limit is None else first_limit) if not proofs \
             else DESCENT_CALL_CAP * proofs[-1][1]
@@ -396,6 +401,8 @@ def complexity_dual_descent(st, duals: Duals, zlb: float, found: list, ub: float
             nxt = (f + proofs[-1][0]) / 2
         if proofs and abs(nxt - proofs[-1][0]) <= 0.01 * proofs[-1][0]:
             break                                  # bisected down to 1% of the share
+        if nxt < DESCENT_MIN_SHARE:
+            break                                  # t is at lambda, but for 0.1% of z_RMLP
         f = nxt
     return ds.best
 

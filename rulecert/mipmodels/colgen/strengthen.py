@@ -53,7 +53,7 @@ def strengthen_bound(problem, solution: ColgenSolution, node_budget: int) -> Col
     with catch_interrupt():
         sr = final_bound_search(st, o, state.duals, state.pricing_bound, [], state.ub,
                                 bound_pricer(st, o, account=account), node_budget,
-                                best_known=cert.lower_bound)
+                                best_known=cert.lower_bound, target=cert.objective)
         interrupted = interrupt_requested()
     seconds = time.perf_counter() - t0
     raised = sr.bound > cert.lower_bound
