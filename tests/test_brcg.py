@@ -12,6 +12,7 @@ from sklearn.pipeline import make_pipeline
 from rulecert.estimators.brcg import BooleanRuleCGClassifier
 from rulecert.mining import FeatureBinarizer
 from rulecert.models.ruleset import ruleset_objective_xy
+from rulecert.reference import brute_force_ruleset
 
 
 def _small(**kw):
@@ -147,6 +148,29 @@ def test_cli_subcommand(tmp_path, capsys):
     assert args.func(args) == 0
     text = capsys.readouterr().out
     assert "predict 1 if" in text and "smoker" in text and "time per phase" in text
+    # a fit stopped after one iteration, its bound raised afterwards; the empty clause is in
+    # the class by default (the certificate names it), --no-empty-clause leaves it out
+    from test_colgen import _instance
+    Xs, ys = _instance(400, n=40, d=9, noise=0.25)
+    stopped = tmp_path / "stopped.csv"
+    pd.DataFrame(Xs.astype(int), columns=[f"f{j}" for j in range(9)]).assign(target=ys) \
+        .to_csv(stopped, index=False)
+    for flag, named in (([], True), (["--no-empty-clause"], False)):
+        args = parser.parse_args(["brcg", "--data", str(stopped), "--C", "9", "--D", "4",
+                                  "--max-iter", "2", "--bound-node-limit", "1",
+                                  "--final-bound-node-limit", "1", "--no-close-gap",
+                                  "--strengthen-nodes", "100000", "--json", *flag])
+        assert args.func(args) == 0
+        cert = json.loads(capsys.readouterr().out)["certificate"]
+        assert ("the empty clause" in cert["message"]) is named
+        assert "raised after the solve" in cert["message"]
+        b = cert["stats"]["bound_strengthening"]
+        assert b["node_budget"] == 100000 and 0 < b["nodes"] <= 100000
+        assert b["bound_before"] < b["bound"] == cert["lower_bound"] <= cert["objective"]
+        _, opt = brute_force_ruleset(Xs, ys, 9, 4, empty_clause=named)
+        assert cert["lower_bound"] <= opt + 1e-9
+    with pytest.raises(ValueError, match="--strengthen-nodes"):
+        args.func(parser.parse_args(["brcg", "--data", str(path), "--strengthen-nodes", "0"]))
     # several C: chosen by cross-validation, then refitted; the JSON holds the CV table
     args = parser.parse_args(["brcg", "--data", str(path), "--C", "4", "8", "--D", "3",
                               "--cv", "3", "--json"])

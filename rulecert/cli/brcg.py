@@ -5,6 +5,7 @@ held is printed with the bound proven so far and the command exits with 130.
 """
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import sys
@@ -33,8 +34,10 @@ def add_parser(sub) -> None:
                         "within one standard error of it")
     p.add_argument("--D", dest="max_clause_length", type=int, default=None,
                    help="literals per clause (default C - 1)")
-    p.add_argument("--empty-clause", action="store_true",
-                   help="admit the empty clause (always true, complexity 1; then --C >= 1)")
+    p.add_argument("--empty-clause", action=argparse.BooleanOptionalAction, default=True,
+                   help="admit the empty clause (always true, complexity 1; then --C >= 1), as "
+                        "the paper and AIX360 do (default); --no-empty-clause: clauses of at "
+                        "least one literal (then --C >= 2)")
     p.add_argument("--form", default="dnf", choices=["dnf", "cnf"])
     p.add_argument("--fn-weight", type=float, default=1.0, help="weight of a false negative")
     p.add_argument("--clause-penalty", type=float, default=0.0, help="objective cost per clause")
@@ -51,6 +54,15 @@ def add_parser(sub) -> None:
                    help="CP-SAT deterministic time per exact pricing call (deterministic)")
     p.add_argument("--bnb-node-limit", type=int, default=None,
                    help="node limit of one branch-and-bound pricing call (deterministic)")
+    p.add_argument("--bound-node-limit", type=int, default=200_000,
+                   help="nodes of each pricing call that strengthens the certified bound during "
+                        "column generation (deterministic; default 200000)")
+    p.add_argument("--final-bound-node-limit", type=int, default=5_000_000,
+                   help="nodes in all of the last bound search, when pricing finds no clause "
+                        "(deterministic; default 5000000; e.g. 100000000 to certify more)")
+    p.add_argument("--strengthen-nodes", type=int, default=None,
+                   help="after the fit, unless it is proven optimal, raise its bound with this "
+                        "many more branch-and-bound nodes at its last duals (strengthen_bound)")
     add_memory_argument(p)
     p.add_argument("--no-close-gap", dest="close_gap", action="store_false",
                    help="skip the reduced-cost enumeration that closes the integrality gap")
@@ -112,7 +124,7 @@ def run(args) -> int:
     from ..estimators.brcg import BooleanRuleCGClassifier, BooleanRuleCGCV
     from ._data import class_labels, save_model_if_asked
     from ._plot import write_plot
-    from ._run import exit_code, progress
+    from ._run import exit_code, interrupted, progress
     Xb, y, names, desc = load_binary_data(args)
     common = dict(max_clause_length=args.max_clause_length, empty_clause=args.empty_clause,
                   form=args.form,
@@ -121,7 +133,11 @@ def run(args) -> int:
                   time_limit=args.time_limit, pricing_time_limit=args.pricing_time_limit,
                   max_iter=args.max_iter, beam_width=args.beam_width, close_gap=args.close_gap,
                   pricing_deterministic_time=args.pricing_deterministic_time,
-                  bnb_node_limit=args.bnb_node_limit, random_state=args.seed)
+                  bnb_node_limit=args.bnb_node_limit, bound_node_limit=args.bound_node_limit,
+                  final_bound_node_limit=args.final_bound_node_limit, random_state=args.seed)
+    if args.strengthen_nodes is not None and args.strengthen_nodes < 1:
+        raise ValueError(f"--strengthen-nodes must be a positive number of nodes, got "
+                         f"{args.strengthen_nodes}")
     grid = list(args.complexity_bound)
     est = BooleanRuleCGCV if len(grid) > 1 else BooleanRuleCGClassifier
     watch = {"memory_limit_mb": args.memory_limit_mb, "callback": progress(args)}
@@ -130,7 +146,11 @@ def run(args) -> int:
         clf = BooleanRuleCGCV(grid, cv=args.cv, selection=args.selection, **common)
     else:
         clf = BooleanRuleCGClassifier(complexity_bound=grid[0], **common)
-    clf.fit(pd.DataFrame(Xb.astype(np.int8), columns=names), y)
+    frame = pd.DataFrame(Xb.astype(np.int8), columns=names)
+    clf.fit(frame, y)
+    if args.strengthen_nodes is not None and not clf.certificate_.proven_optimal \
+            and not interrupted(clf.certificate_):
+        clf.strengthen_bound(frame, y, args.strengthen_nodes)
     ruleset, cert = clf.ruleset_, clf.certificate_
     C = getattr(clf, "complexity_bound_", grid[0])
     cv = getattr(clf, "cv_results_", None)
@@ -159,6 +179,11 @@ def run(args) -> int:
           f"{len(y)}, complexity: {ruleset.complexity}")
     print(cert.summary())
     print(f"bound           : {s['bound_kind']}")
+    if "bound_strengthening" in s:
+        b = s["bound_strengthening"]
+        print(f"strengthened    : bound {b['bound_before']:g} -> {b['bound']:g} with {b['nodes']} "
+              f"of {b['node_budget']} nodes in {b['seconds']:.1f}s"
+              + (" (interrupted)" if b["interrupted"] else ""))
     t = s["time"]
     print("time per phase  : " + ", ".join(f"{k} {v:.2f}s" for k, v in t.items()))
     print(f"columns / iters : {s['columns']} / {s['cg_iterations']}", file=sys.stdout)
