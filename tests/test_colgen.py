@@ -286,6 +286,25 @@ def test_branch_and_bound_exclusion_bound_is_exact_on_threshold_features(seed):
                            for g in e.clauses)
 
 
+def test_found_node_limit_stop_does_not_depend_on_the_chunks():
+    """Top-K pricing that stops once a clause is held past found_node_limit nodes stops at
+    the same node however the search is cut into chunks (their sizes follow the wall clock):
+    the same clauses, nodes and bound, so column generation is deterministic."""
+    rng = np.random.default_rng(5)
+    Z = rng.integers(0, 10, size=(300, 12))
+    X = np.column_stack([c for f in range(12) for t in (2, 5, 7) for c in (Z[:, f] <= t, Z[:, f] > t)])
+    v = np.where(rng.random(300) < 0.5, -rng.uniform(0, 1, 300), rng.uniform(0, 1.2, 300))
+    stopped_early = 0
+    for found in (1, 40, 300, 2000):
+        runs = [branch_and_bound(X, v, 0.5, 0.3, 6, K=5, upper=0.0, found_node_limit=found,
+                                 chunk=chunk) for chunk in (1, 7, 64, 20000)]
+        for r in runs[1:]:
+            assert (r.clauses, r.nodes, r.bound, r.complete) == \
+                (runs[0].clauses, runs[0].nodes, runs[0].bound, runs[0].complete)
+        stopped_early += not runs[0].complete and runs[0].clauses != []
+    assert stopped_early >= 2
+
+
 def test_implication_chains_are_chains():
     from rulecert.mipmodels.colgen.pricing.bnb import implication_chains, implications
     X, *_ = _threshold_pricing(3)

@@ -89,8 +89,10 @@ def _sums(c, T, Tn):
 
 @nb.njit(cache=True, nogil=True)
 def _run(F, IMP, CHAIN, n_chains, T, Tn, const, lit, D, K, tighten, by_rc, cov, ch, chlb, nch, ptr,
-         clause, best_rc, best_cl, istate, fstate, node_budget):
-    """Advance the search by at most ``node_budget`` expansions.
+         clause, best_rc, best_cl, istate, fstate, node_budget, found_stop):
+    """Advance the search by at most ``node_budget`` expansions; in top-K mode stop too once a
+    clause is held and ``found_stop >= 0`` nodes were expanded (at a node, so the stop does
+    not depend on how the caller cut the search into chunks).
 
     istate = [depth, nfound, nodes, expand_pending, finished, overflow]
     fstate = [threshold, least reduced cost dropped past K in enumeration]
@@ -268,6 +270,8 @@ def _run(F, IMP, CHAIN, n_chains, T, Tn, const, lit, D, K, tighten, by_rc, cov, 
         if p < nch[depth]:
             if nodes >= stop_nodes:
                 break
+            if tighten and found_stop >= 0 and nfound > 0 and nodes >= found_stop:
+                break
             j = ch[depth, p]
             ptr[depth] = p + 1
             clause[depth] = j
@@ -390,15 +394,14 @@ def price_by_branch_and_bound(X: np.ndarray, v: np.ndarray, const: float, lit: f
             budget = min(budget, node_limit - int(istate[2]))
             if budget <= 0:
                 break
-        if found_node_limit is not None:
-            if tighten and istate[1] > 0 and istate[2] >= found_node_limit:
-                break
-            budget = min(budget, max(found_node_limit - int(istate[2]), chunk))
         tc = time.perf_counter()
         _run(F, IMP, CHAIN, n_chains, T, Tn, float(const), float(lit), D, K, bool(tighten),
              order == "rc", cov, ch, chlb, nch, ptr, clause, best_rc, best_cl, istate, fstate,
-             int(budget))
+             int(budget), -1 if found_node_limit is None else int(found_node_limit))
         if istate[4] or istate[5]:
+            break
+        if found_node_limit is not None and tighten and istate[1] > 0 \
+                and istate[2] >= found_node_limit:
             break
         now = time.perf_counter()
         if deadline is not None and now >= deadline or interrupt_requested():
