@@ -108,7 +108,7 @@ def test_folds_start_cold_and_the_final_fit_starts_from_every_fold(monkeypatch):
             initial_solution=None):
         out = orig(self, Xb, y01, sw, names, C, time_limit, seed, initial_clauses,
                    initial_solution)
-        calls.append((C, None if initial_clauses is None else set(initial_clauses), set(out[2])))
+        calls.append((C, None if initial_clauses is None else set(initial_clauses), set(out.column_pool)))
         return out
 
     monkeypatch.setattr(BooleanRuleCGCV, "_colgen", spy)
