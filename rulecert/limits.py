@@ -54,6 +54,12 @@ DEFAULT_MIP_BACKEND = "highs"
 sample weights; ``"cpsat"`` is often faster (one worker for reproducible runs)."""
 DEFAULT_HISTORY_EVERY = 1.0
 """Seconds between two periodic samples of a certificate's history."""
+DEFAULT_BOUND_NODE_LIMIT = 200_000
+"""Branch-and-bound nodes of each pricing call of column generation's per-iteration bound
+search (``ColGenOptions.bound_node_limit``)."""
+DEFAULT_FINAL_BOUND_NODE_LIMIT = 5_000_000
+"""Branch-and-bound nodes in all of column generation's last bound search
+(``ColGenOptions.final_bound_node_limit``, where the choice is measured)."""
 
 MIN_PHASE_SECONDS = 1e-3
 """The least time a phase is given when a deadline is close: solvers treat a limit of 0 as

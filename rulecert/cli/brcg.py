@@ -13,6 +13,7 @@ from pathlib import Path
 
 
 def add_parser(sub) -> None:
+    from ..limits import DEFAULT_BOUND_NODE_LIMIT, DEFAULT_FINAL_BOUND_NODE_LIMIT
     from ._data import add_header_argument
     from ._run import add_memory_argument
     p = sub.add_parser("brcg", help="Boolean rule set (DNF/CNF) by column generation, certified")
@@ -54,12 +55,13 @@ def add_parser(sub) -> None:
                    help="CP-SAT deterministic time per exact pricing call (deterministic)")
     p.add_argument("--bnb-node-limit", type=int, default=None,
                    help="node limit of one branch-and-bound pricing call (deterministic)")
-    p.add_argument("--bound-node-limit", type=int, default=200_000,
+    p.add_argument("--bound-node-limit", type=int, default=DEFAULT_BOUND_NODE_LIMIT,
                    help="nodes of each pricing call that strengthens the certified bound during "
-                        "column generation (deterministic; default 200000)")
-    p.add_argument("--final-bound-node-limit", type=int, default=5_000_000,
+                        f"column generation (deterministic; default {DEFAULT_BOUND_NODE_LIMIT})")
+    p.add_argument("--final-bound-node-limit", type=int, default=DEFAULT_FINAL_BOUND_NODE_LIMIT,
                    help="nodes in all of the last bound search, when pricing finds no clause "
-                        "(deterministic; default 5000000; e.g. 100000000 to certify more)")
+                        f"(deterministic; default {DEFAULT_FINAL_BOUND_NODE_LIMIT}; e.g. "
+                        "100000000 to certify more)")
     p.add_argument("--strengthen-nodes", type=int, default=None,
                    help="after the fit, unless it is proven optimal, raise its bound with this "
                         "many more branch-and-bound nodes at its last duals (strengthen_bound)")
@@ -122,6 +124,7 @@ def run(args) -> int:
     import pandas as pd
 
     from ..estimators.brcg import BooleanRuleCGClassifier, BooleanRuleCGCV
+    from ..limits import check_count_limit
     from ._data import class_labels, save_model_if_asked
     from ._plot import write_plot
     from ._run import exit_code, interrupted, progress
@@ -135,9 +138,7 @@ def run(args) -> int:
                   pricing_deterministic_time=args.pricing_deterministic_time,
                   bnb_node_limit=args.bnb_node_limit, bound_node_limit=args.bound_node_limit,
                   final_bound_node_limit=args.final_bound_node_limit, random_state=args.seed)
-    if args.strengthen_nodes is not None and args.strengthen_nodes < 1:
-        raise ValueError(f"--strengthen-nodes must be a positive number of nodes, got "
-                         f"{args.strengthen_nodes}")
+    check_count_limit(args.strengthen_nodes, "--strengthen-nodes")   # before any work
     grid = list(args.complexity_bound)
     est = BooleanRuleCGCV if len(grid) > 1 else BooleanRuleCGClassifier
     watch = {"memory_limit_mb": args.memory_limit_mb, "callback": progress(args)}

@@ -12,7 +12,8 @@ import numpy as np
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 
-from ..limits import DEFAULT_MEMORY_LIMIT_MB, DEFAULT_SEED, DEFAULT_TIME_LIMIT, Deadline, check_time_limit
+from ..limits import (DEFAULT_BOUND_NODE_LIMIT, DEFAULT_FINAL_BOUND_NODE_LIMIT, DEFAULT_MEMORY_LIMIT_MB,
+                      DEFAULT_SEED, DEFAULT_TIME_LIMIT, Deadline, check_time_limit)
 from ..models.ruleset import check_complexity_bound
 from ._base import WATCH_CONSTRAINTS, BinaryRuleClassifier, FitInterruptedWarning, interruptible
 
@@ -160,8 +161,8 @@ class BooleanRuleCGClassifier(BinaryRuleClassifier):
                  time_limit=DEFAULT_TIME_LIMIT,
                  pricing_time_limit=30.0, max_iter=None, bnb_node_limit=None,
                  pricing_deterministic_time=None, ip_node_limit=None, ip_options=None,
-                 bound_search_steps=3, bound_node_limit=200_000,
-                 final_bound_node_limit=5_000_000, columns_per_iter=50, beam_width=5,
+                 bound_search_steps=3, bound_node_limit=DEFAULT_BOUND_NODE_LIMIT,
+                 final_bound_node_limit=DEFAULT_FINAL_BOUND_NODE_LIMIT, columns_per_iter=50, beam_width=5,
                  close_gap=True, sample_rows=2000,
                  max_nonzeros=100_000, workers=1, warm_start=False,
                  random_state=DEFAULT_SEED, binarizer=None,
@@ -415,7 +416,7 @@ class BooleanRuleCGCV(BooleanRuleCGClassifier):
                  literal_penalty=0.0, pricing="auto", time_limit=None, pricing_time_limit=30.0,
                  max_iter=None, bnb_node_limit=None, pricing_deterministic_time=None,
                  ip_node_limit=None, ip_options=None, bound_search_steps=3,
-                 bound_node_limit=200_000, final_bound_node_limit=5_000_000, columns_per_iter=50,
+                 bound_node_limit=DEFAULT_BOUND_NODE_LIMIT, final_bound_node_limit=DEFAULT_FINAL_BOUND_NODE_LIMIT, columns_per_iter=50,
                  beam_width=5,
                  close_gap=True, sample_rows=2000,
                  max_nonzeros=100_000, workers=1, random_state=DEFAULT_SEED, binarizer=None,

@@ -101,7 +101,8 @@ import time
 import numpy as np
 
 from ...certificate import Certificate, Solution, Termination, certify
-from ...limits import (DEFAULT_SEED, Deadline, check_count_limit, check_positive,
+from ...limits import (DEFAULT_BOUND_NODE_LIMIT, DEFAULT_FINAL_BOUND_NODE_LIMIT, DEFAULT_SEED,
+                       Deadline, check_count_limit, check_positive,
                        check_time_limit, resolve_memory_limit_mb)
 from ...monitor import Monitor, catch_interrupt, interrupt_requested
 from ...models.ruleset import RuleSet, check_complexity_bound, ruleset_objective
@@ -206,10 +207,10 @@ class ColGenOptions:
     bound_short_length: int = 3
     """In that search, clauses of at most this many literals are priced exactly and longer
     ones (at most ``floor(C / (length + 2))`` fit) only down to a small negative threshold."""
-    bound_node_limit: int | None = 200_000
+    bound_node_limit: int | None = DEFAULT_BOUND_NODE_LIMIT
     """Node limit of each of those branch-and-bound calls (deterministic; a call stopped by
     it still proves a bound)."""
-    final_bound_node_limit: int | None = 5_000_000
+    final_bound_node_limit: int | None = DEFAULT_FINAL_BOUND_NODE_LIMIT
     """Branch-and-bound nodes of the last search *in all*, when pricing found no clause and
     column generation stops: a descent in the complexity dual ``t``
     (``bounds.complexity_dual_descent``), each proof at a smaller ``t`` worth more nodes
