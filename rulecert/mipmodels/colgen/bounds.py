@@ -249,12 +249,13 @@ class _DualSteps:
             self.st, self.d0, [], self.ub, [(self.rc0(c), 1 + len(c)) for c in self.pool]) \
             <= max(self.best.bound, best_known)
 
-    def at_cap(self, best_known: float) -> bool:
+    def at_cap(self, best_known: float, target: float = math.inf) -> bool:
         """No ``t >= lambda`` can beat the best bound: it is at least ``B - lambda C``
-        (rounded up when integral), the bound with every clause term at its most, 0."""
+        (rounded up when integral), the bound with every clause term at its most, 0; or it
+        reached ``target`` (a known objective: nothing to prove past it)."""
         d = self.duals
-        return max(self.best.bound, best_known) >= \
-            self.st.round_bound(d.base - d.lam * self.st.C) - 1e-9
+        cap = self.st.round_bound(d.base - d.lam * self.st.C)
+        return max(self.best.bound, best_known) >= min(cap, target) - 1e-9
 
     def step(self, f: float, price) -> tuple[bool, object]:
         """Price at ``t = lambda + f z_RMLP / C`` by ``price(duals_t) -> (classes, clauses,
@@ -372,8 +373,7 @@ def complexity_dual_descent(st, duals: Duals, zlb: float, found: list, ub: float
     proofs: list = []                    # (f, nodes) of each proven step, in order
     failed = None                        # the largest failed f below the last proof
     for _ in range(steps):
-        if left <= 0 or ds.hopeless(best_known) or ds.at_cap(best_known) \
-                or max(ds.best.bound, best_known) >= target - 1e-9:
+        if left <= 0 or ds.hopeless(best_known) or ds.at_cap(best_known, target):
             break
         cap = (math.inf if first_limit is None else first_limit) if not proofs \
             else DESCENT_CALL_CAP * proofs[-1][1]
