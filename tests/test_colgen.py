@@ -305,6 +305,37 @@ def test_found_node_limit_stop_does_not_depend_on_the_chunks():
     assert stopped_early >= 2
 
 
+def test_found_node_limit_goes_on_a_tenth_of_it_past_a_late_first_clause():
+    """Top-K pricing under found_node_limit L stops at node L when it holds a clause by then;
+    when its first clause comes later (at node f), it goes on to node f + L // 10
+    (FOUND_GRACE_DIVISOR), so that a late clause comes with those found right after it.
+    Either stop is the node-limited search's at that node (the same clauses)."""
+    from rulecert.mipmodels.colgen.pricing.bnb import FOUND_GRACE_DIVISOR
+    rng = np.random.default_rng(4)
+    Z = rng.integers(0, 10, size=(300, 12))
+    X = np.column_stack([c for f in range(12) for t in (2, 5, 7) for c in (Z[:, f] <= t, Z[:, f] > t)])
+    v = np.where(rng.random(300) < 0.3, -rng.uniform(0, 1, 300), rng.uniform(0, 1.2, 300))
+
+    def search(**kw):
+        return branch_and_bound(X, v, 0.5, 0.3, 6, K=5, upper=0.0, **kw)
+
+    lo, hi = 1, search().nodes        # the node at which the search first holds a clause
+    while lo < hi:
+        m = (lo + hi) // 2
+        lo, hi = (lo, m) if search(node_limit=m).clauses else (m + 1, hi)
+    first = lo
+    assert first > 1000
+    late = 0
+    for L in (100, 1000, first + 1, 2 * first, 4 * first):
+        r = search(found_node_limit=L)
+        stop = max(L, first + L // FOUND_GRACE_DIVISOR)
+        late += stop > L
+        assert not r.complete and r.nodes == stop, (L, first, r.nodes)
+        ref = search(node_limit=stop)
+        assert (r.clauses, r.reduced_costs, r.bound) == (ref.clauses, ref.reduced_costs, ref.bound)
+    assert late == 3
+
+
 def test_implication_chains_are_chains():
     from rulecert.mipmodels.colgen.pricing.bnb import implication_chains, implications
     X, *_ = _threshold_pricing(3)

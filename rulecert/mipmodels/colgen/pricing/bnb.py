@@ -87,14 +87,27 @@ def _sums(c, T, Tn):
     return s, sn
 
 
+FOUND_GRACE_DIVISOR = 10
+"""Top-K pricing with ``found_node_limit`` goes on for ``found_node_limit //
+FOUND_GRACE_DIVISOR`` nodes after its first clause (when that comes past ``found_node_limit
+(1 - 1/FOUND_GRACE_DIVISOR)``; earlier, it stops at ``found_node_limit``).  Until the stop
+moved inside the search, the caller checked it between chunks, which after the limit were
+20,000 nodes: a clause found late came with those found in the rest of its chunk.  Stopping
+at the first late clause instead (one column) left pima at C = 20 in ``brcg_bounds.py``
+still pricing at its 100th iteration (bound 7, no last search) where, with the chunks, pricing
+came up empty at its 85th (bound 114)."""
+
+
 @nb.njit(cache=True, nogil=True)
 def _run(F, IMP, CHAIN, n_chains, T, Tn, const, lit, D, K, tighten, by_rc, cov, ch, chlb, nch, ptr,
          clause, best_rc, best_cl, istate, fstate, node_budget, found_stop):
     """Advance the search by at most ``node_budget`` expansions; in top-K mode stop too once a
-    clause is held and ``found_stop >= 0`` nodes were expanded (at a node, so the stop does
-    not depend on how the caller cut the search into chunks).
+    clause is held, ``found_stop >= 0`` nodes were expanded and ``found_stop //
+    FOUND_GRACE_DIVISOR`` more since the first clause (at a node, so the stop does not
+    depend on how the caller cut the search into chunks).
 
-    istate = [depth, nfound, nodes, expand_pending, finished, overflow]
+    istate = [depth, nfound, nodes, expand_pending, finished, overflow, nodes at the first
+    clause (-1: none yet), found-stopped]
     fstate = [threshold, least reduced cost dropped past K in enumeration]
     """
     d, W = F.shape
@@ -118,6 +131,8 @@ def _run(F, IMP, CHAIN, n_chains, T, Tn, const, lit, D, K, tighten, by_rc, cov, 
     stop_nodes = nodes + node_budget
     finished = False
     overflow = istate[5] == 1
+    first = istate[6]
+    found_at = -1 if found_stop < 0 else found_stop // FOUND_GRACE_DIVISOR
     while True:
         if expand:
             nodes += 1
@@ -158,6 +173,8 @@ def _run(F, IMP, CHAIN, n_chains, T, Tn, const, lit, D, K, tighten, by_rc, cov, 
                     if nfound < K:
                         pos = nfound
                         nfound += 1
+                        if first < 0:
+                            first = nodes
                     elif tighten:
                         pos = 0
                         for k in range(1, K):
@@ -270,7 +287,9 @@ def _run(F, IMP, CHAIN, n_chains, T, Tn, const, lit, D, K, tighten, by_rc, cov, 
         if p < nch[depth]:
             if nodes >= stop_nodes:
                 break
-            if tighten and found_stop >= 0 and nfound > 0 and nodes >= found_stop:
+            if tighten and found_stop >= 0 and nfound > 0 and nodes >= found_stop \
+                    and nodes >= first + found_at:
+                istate[7] = 1
                 break
             j = ch[depth, p]
             ptr[depth] = p + 1
@@ -292,6 +311,7 @@ def _run(F, IMP, CHAIN, n_chains, T, Tn, const, lit, D, K, tighten, by_rc, cov, 
     istate[3] = 1 if expand else 0
     istate[4] = 1 if finished else 0
     istate[5] = 1 if overflow else 0
+    istate[6] = first
     fstate[0] = thr
 
 
@@ -364,8 +384,10 @@ def price_by_branch_and_bound(X: np.ndarray, v: np.ndarray, const: float, lit: f
     ``tighten=True``: top-K pricing below ``upper``; ``False``: enumerate every clause with
     ``rc < upper`` (incomplete with ``overflow`` past ``K`` of them).
     ``found_node_limit``: in top-K mode, return (incomplete, with a valid bound) once at least
-    one clause below ``upper`` is held and this many nodes were expanded -- column
-    generation needs improving columns, not the proof of the best one, until the end.
+    one clause below ``upper`` is held, this many nodes were expanded, and a tenth of them
+    (``FOUND_GRACE_DIVISOR``) since the first clause -- column generation needs improving
+    columns, not the proof of the best one, until the end; a clause found late is seldom
+    alone, and one column per iteration makes the tail of column generation long.
     """
     t0 = time.perf_counter()
     X = np.asarray(X, dtype=bool)
@@ -386,7 +408,7 @@ def price_by_branch_and_bound(X: np.ndarray, v: np.ndarray, const: float, lit: f
     K = max(1, int(K))
     best_rc = np.full(K, np.inf)
     best_cl = np.full((K, D), -1, dtype=np.int64)
-    istate = np.array([0, 0, 0, 1, 0, 0], dtype=np.int64)
+    istate = np.array([0, 0, 0, 1, 0, 0, -1, 0], dtype=np.int64)
     fstate = np.array([float(upper), np.inf])
     budget = chunk
     while True:
@@ -398,10 +420,7 @@ def price_by_branch_and_bound(X: np.ndarray, v: np.ndarray, const: float, lit: f
         _run(F, IMP, CHAIN, n_chains, T, Tn, float(const), float(lit), D, K, bool(tighten),
              order == "rc", cov, ch, chlb, nch, ptr, clause, best_rc, best_cl, istate, fstate,
              int(budget), -1 if found_node_limit is None else int(found_node_limit))
-        if istate[4] or istate[5]:
-            break
-        if found_node_limit is not None and tighten and istate[1] > 0 \
-                and istate[2] >= found_node_limit:
+        if istate[4] or istate[5] or istate[7]:     # finished, overflowed, found-stopped
             break
         now = time.perf_counter()
         if deadline is not None and now >= deadline or interrupt_requested():
