@@ -151,7 +151,8 @@ class ColGenOptions:
     """CP-SAT deterministic limit per pricing call (reproducible; use in tests)."""
     bnb_found_node_limit: int | None = 200_000
     """Return from a branch-and-bound pricing call once it holds an improving clause and has
-    expanded this many nodes (None: search for the K best to the end)."""
+    expanded this many nodes, and a tenth as many since its first clause
+    (``pricing/bnb.py``'s ``FOUND_GRACE_DIVISOR``; None: search for the K best to the end)."""
     bnb_node_limit: int | None = None
     """Node limit of one branch-and-bound pricing call (deterministic; it is also stopped by
     ``pricing_time_limit``); CP-SAT takes over when it neither finds nor proves."""
