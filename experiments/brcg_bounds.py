@@ -17,7 +17,9 @@ complexity duals per iteration at 10^6 nodes each, and where pricing finds no cl
 search, a descent in the dual, of ``--final-bound-nodes`` = 10^8 nodes in all, all per 2000
 rows) let the
 exact pricing *prove* the LP optimal where that is affordable: the bound is then the LP bound
-and gap closing can make it the optimum.  The last column is the last restricted LP's value: no
+and gap closing can make it the optimum.  The column "iterations, stop" says whether that last
+search ran (``pricing exhausted``) or ``max_iter`` came first (no last search: the bound is the
+per-iteration searches').  The last column is the last restricted LP's value: no
 bound from column generation can exceed the LP optimum, so where that LP is far below the
 rule set found, only branching (branch-and-price) could certify a small gap.
 
@@ -146,9 +148,9 @@ def print_header(cls: str, file=None, strengthen=None):
     extra = ("" if not strengthen else
              f" strengthen_bound({strengthen} nodes per 2000 rows): bound / gap |")
     print("\n| dataset | rows x features | C | today: objective / bound / gap | today's bound "
-          f"| new: objective / bound / gap | new bound (class: {cls}) | last restricted LP |"
-          + extra, file=file)
-    print("|---|---|---|---|---|---|---|---|" + ("---|" if strengthen else ""), file=file)
+          f"| new: objective / bound / gap | new bound (class: {cls}) | new: iterations, stop "
+          "| last restricted LP |" + extra, file=file)
+    print("|---|---|---|---|---|---|---|---|---|" + ("---|" if strengthen else ""), file=file)
 
 
 def print_row(r, file=None, strengthen=None):
@@ -162,8 +164,16 @@ def print_row(r, file=None, strengthen=None):
                  f" {s2['bound']:.0f} / {s2['rel_gap']:.1%} ({s2['nodes']} nodes) |")
     print(f"| {r['dataset']} | {n['rows']} x {n['features']} | {r['C']} | {today} | "
           f"{n['objective']:.0f} / {n['bound']:.0f} / "
-          f"{n['rel_gap']:.1%} | {short_kind(n['bound_kind'])} | {_num(n.get('rmlp'))} |"
-          + extra, file=file, flush=True)
+          f"{n['rel_gap']:.1%} | {short_kind(n['bound_kind'])} | {stop_of(n)} | "
+          f"{_num(n.get('rmlp'))} |" + extra, file=file, flush=True)
+
+
+def stop_of(n) -> str:
+    """Column generation's iterations and why it stopped: the last bound search runs only
+    when pricing came up empty (``pricing_exhausted``); after ``max_iter`` the bound is the
+    per-iteration searches' (``--strengthen`` then raises it)."""
+    stop = n.get("stop")
+    return f"{n.get('iterations', '-')}, {'-' if stop is None else stop.replace('_', ' ')}"
 
 
 def _num(x):

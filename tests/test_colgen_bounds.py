@@ -569,6 +569,7 @@ def test_deterministic_bounds_table_prints_the_same_twice(shared_data, capsys, m
     assert "Limits (deterministic, seed 0): 4 column-generation iterations" in tables[0]
     assert "strengthen_bound(20000 nodes per 2000 rows): bound / gap |" in tables[0]
     assert tables[0].count(" nodes) |") == 1          # the liver row's strengthened bound
+    assert "| 4, max iter |" in tables[0]             # max_iter stopped it: no last search
 
 
 def test_brcg_table_certify_runs_brcg_bounds_with_its_clause_class(shared_data, capsys,
