@@ -23,12 +23,16 @@ per-iteration searches').  The last column is the last restricted LP's value: no
 bound from column generation can exceed the LP optimum, so where that LP is far below the
 rule set found, only branching (branch-and-price) could certify a small gap.
 
+``--workers N`` runs the branch-and-bound searches on N threads (``pricing/bnb.py``): the
+same table for the same N, a different one (equally valid) from one worker's.
+
 Nothing is stopped by the clock: column-generation iterations, branch-and-bound pricing
 nodes, restricted-IP nodes and gap-closing nodes are counted, the seed is fixed, so two runs
 of unchanged code print the same table on any machine (the times, printed in a separate
 table, are the only figures that differ).
 
     python experiments/brcg_bounds.py --no-today --out bounds.json     # the issue's table
+    python experiments/brcg_bounds.py --no-today --workers 2 --out bounds.json   # on 2 cores
     python experiments/brcg_bounds.py --today-src /tmp/rulecert_main --out bounds.json
     python experiments/brcg_bounds.py --datasets liver --C 5 --max-iter 5    # a quick look
     python experiments/brcg_bounds.py --no-today --datasets ilpd --C 20 --strengthen 100000000
@@ -66,13 +70,14 @@ def nodes(n: int, rows: int) -> int:
 
 def limits(args, rows: int) -> dict:
     """The deterministic work limits of every fit (no wall-clock limit anywhere)."""
+    from rulecert.mipmodels.colgen import ColGenOptions
     bnb = nodes(args.bnb_nodes, rows)
     return dict(max_iter=args.max_iter, pricing=args.pricing, bnb_node_limit=bnb,
-                bnb_found_node_limit=min(200_000, bnb), pricing_time_limit=None,
+                bnb_found_node_limit=min(ColGenOptions.bnb_found_node_limit, bnb), pricing_time_limit=None,
                 time_limit=None, ip_node_limit=args.ip_nodes, close_gap=True,
                 close_gap_max_columns=args.gap_columns, close_gap_node_limit=bnb,
                 pricing_deterministic_time=5.0, seed=args.seed, empty_clause=args.empty_clause,
-                max_clause_length=args.max_clause_length)
+                max_clause_length=args.max_clause_length, workers=args.workers)
 
 
 def problem_of(name):
@@ -210,6 +215,9 @@ def main(argv=None):
                          "fit's last duals (a column of its own; for fits stopped by max_iter)")
     ap.add_argument("--smoothing", type=float, default=0.0)
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--workers", type=int, default=1,
+                    help="threads of the branch-and-bound searches (deterministic for a given "
+                         "number; 2 on the issue's 2-core machine)")
     ap.add_argument("--today-src", default=None,
                     help="a checkout of main to run today's code from (PYTHONPATH)")
     ap.add_argument("--no-today", action="store_true",
@@ -238,7 +246,7 @@ def main(argv=None):
           f"(and gap closing), {args.ip_nodes} restricted-IP nodes; new bound: "
           f"{args.bound_steps} complexity duals per iteration, {args.bound_nodes} nodes per 2000 "
           f"rows each ({args.final_bound_nodes} in all in the last search), smoothing "
-          f"{args.smoothing}.  Today's code: "
+          f"{args.smoothing}, {args.workers} worker(s).  Today's code: "
           f"{args.today_src or 'this checkout, new bound off'}.")
     print_header(clause_class(args), strengthen=args.strengthen)
     rows = []

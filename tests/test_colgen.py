@@ -286,6 +286,58 @@ def test_branch_and_bound_exclusion_bound_is_exact_on_threshold_features(seed):
                            for g in e.clauses)
 
 
+@pytest.mark.parametrize("seed", range(12))
+def test_parallel_branch_and_bound_is_exact_and_its_limited_bounds_valid(seed):
+    """The search on 2 and 3 workers (the tree dealt at depth PARALLEL_SPLIT_DEPTH): complete,
+    it finds the brute-force minimum and the serial search's K best reduced costs and bound,
+    and enumerates every clause below the threshold (up to dominance, as the serial search);
+    under node limits and found_node_limit its bound is below the brute-force minimum and two
+    runs return the same clauses, nodes and bound."""
+    X, v, const, lit, D = _threshold_pricing(seed)
+    allrc = _all_reduced_costs(X, v, const, lit, D)
+    true = min(allrc.values())
+    covs = {cl: np.logical_and.reduce(X[:, list(cl)], axis=1) for cl in allrc}
+    serial = branch_and_bound(X, v, const, lit, D, K=4, upper=0.0)
+    T = float(np.quantile(list(allrc.values()), 0.2))
+    for w in (2, 3):
+        r = branch_and_bound(X, v, const, lit, D, K=4, upper=0.0, workers=w)
+        assert r.complete and np.allclose(r.reduced_costs, serial.reduced_costs)
+        assert math.isclose(r.bound, serial.bound, abs_tol=1e-12)
+        if true < -1e-9:
+            assert math.isclose(r.reduced_costs[0], true, abs_tol=1e-9)
+        e = branch_and_bound(X, v, const, lit, D, K=10**6, upper=T, tighten=False, workers=w)
+        assert e.complete and len(set(e.clauses)) == len(e.clauses)
+        for cl, rc in allrc.items():
+            if rc < T and covs[cl].any():
+                assert any(set(g) <= set(cl) and np.array_equal(covs[g], covs[cl])
+                           for g in e.clauses)
+        for kw in (dict(node_limit=2), dict(node_limit=9), dict(found_node_limit=3)):
+            a, b = (branch_and_bound(X, v, const, lit, D, K=2, upper=0.0, workers=w, **kw)
+                    for _ in range(2))
+            assert (a.clauses, a.nodes, a.bound, a.complete) == \
+                (b.clauses, b.nodes, b.bound, b.complete)
+            assert a.bound <= min(0.0, true) + 1e-9
+            if "node_limit" in kw:
+                assert a.nodes <= kw["node_limit"]
+        small = branch_and_bound(X, v, const, lit, D, K=1, upper=T, tighten=False, workers=w)
+        assert small.bound <= min(T, true) + 1e-9
+        if sum(rc < T and covs[cl].any() for cl, rc in allrc.items()) > 1:
+            assert small.overflow and not small.complete
+
+
+def test_parallel_column_generation_reaches_the_brute_force_optimum():
+    """Column generation with its branch-and-bound searches on 2 workers: the optimum
+    proven, as on one."""
+    X, y = _instance(11)
+    problem = RuleProblem.from_matrix(X, y)
+    _, bf_obj = brute_force_ruleset(X, y, 12, 3)
+    for w in (1, 2):
+        rs, cert = solve(problem, complexity_bound=12, max_clause_length=3, pricing="bnb",
+                         workers=w)
+        _check_certificate(cert, rs, problem, bf_obj, 12)
+        assert cert.proven_optimal and math.isclose(cert.objective, bf_obj, abs_tol=1e-9)
+
+
 def test_found_node_limit_stop_does_not_depend_on_the_chunks():
     """Top-K pricing that stops once a clause is held past found_node_limit nodes stops at
     the same node however the search is cut into chunks (their sizes follow the wall clock):

@@ -72,6 +72,9 @@ def add_parser(sub) -> None:
                    help="thresholds per numeric column when binarizing (default 9: deciles)")
     p.add_argument("--no-negations", dest="negations", action="store_false",
                    help="binarize without negated literals")
+    p.add_argument("--workers", type=int, default=1,
+                   help="threads of the branch-and-bound searches, CP-SAT and the restricted "
+                        "IP (default 1; the same run for a given number)")
     p.add_argument("--seed", type=int, default=0, help="seed of sampling and the solvers "
                    "(default 0: the same run every time)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
@@ -137,8 +140,10 @@ def run(args) -> int:
                   max_iter=args.max_iter, beam_width=args.beam_width, close_gap=args.close_gap,
                   pricing_deterministic_time=args.pricing_deterministic_time,
                   bnb_node_limit=args.bnb_node_limit, bound_node_limit=args.bound_node_limit,
-                  final_bound_node_limit=args.final_bound_node_limit, random_state=args.seed)
+                  final_bound_node_limit=args.final_bound_node_limit, random_state=args.seed,
+                  workers=args.workers)
     check_count_limit(args.strengthen_nodes, "--strengthen-nodes")   # before any work
+    check_count_limit(args.workers, "--workers")
     grid = list(args.complexity_bound)
     est = BooleanRuleCGCV if len(grid) > 1 else BooleanRuleCGClassifier
     watch = {"memory_limit_mb": args.memory_limit_mb, "callback": progress(args)}

@@ -225,6 +225,9 @@ class ColGenOptions:
     (``brcg_bounds.py``: 10^8 per 2000 rows) or call ``strengthen_bound``.  None: no budget
     (each call still stops at 8 times the nodes of the last proof)."""
     workers: int = 1
+    """Threads of the branch-and-bound searches (pricing, the bound's searches, gap
+    closing: ``pricing/bnb.py`` deals the tree to them, deterministically for a given
+    number), of CP-SAT and of the restricted IP's HiGHS."""
     seed: int = DEFAULT_SEED
     tol: float = 1e-7
     memory_limit_mb: float | str | None = "auto"
@@ -279,6 +282,9 @@ def _validate(problem, o: ColGenOptions) -> None:
     for name in ("max_iter", "max_columns", "ip_node_limit", "bound_node_limit",
                  "final_bound_node_limit"):
         setattr(o, name, check_count_limit(getattr(o, name), name, minimum=0))
+    o.workers = check_count_limit(o.workers, "workers")
+    if o.workers is None:
+        raise ValueError("workers must be an integer >= 1, got None")
     K = o.close_gap_max_columns
     if isinstance(K, bool) or not isinstance(K, (int, np.integer)) or K < 1:
         raise ValueError(f"close_gap_max_columns must be a positive integer, got {K!r}")
@@ -740,7 +746,7 @@ def bound_pricer(st: _State, o: ColGenOptions, deadline=lambda: None, account=No
             return [(2, -math.inf)], [], False, None, NODES_STOPPED
         tp = time.perf_counter()
         end = deadline()
-        bb = dict(K=BOUND_ENUMERATION_CAP, tighten=False, deadline=end)
+        bb = dict(K=BOUND_ENUMERATION_CAP, tighten=False, deadline=end, workers=o.workers)
         L = o.bound_short_length
         if st.D <= L or st.C is None or share <= 0:
             parts = [(price_by_branch_and_bound(st.X, dt.v, dt.const, dt.lit, st.D,
@@ -910,7 +916,8 @@ def _close_gap(run: _Run, ip: RestrictedIP) -> None:
     K = o.close_gap_max_columns
     er = price_by_branch_and_bound(st.X, duals.v, duals.const, duals.lit, st.D, K=K,
                                    upper=T + 1e-7, tighten=False,
-                                   node_limit=o.close_gap_node_limit, deadline=run.end.end)
+                                   node_limit=o.close_gap_node_limit, deadline=run.end.end,
+                                   workers=o.workers)
     # an incomplete enumeration proves nothing: its clauses are not added
     added = run.add_clauses([_irredundant(st.X, c) for c in er.clauses]) if er.complete else 0
     run.gap_info = {"threshold": T, "cap": K, "enumerated": len(er.clauses), "added": added,

@@ -83,7 +83,7 @@ def _bnb_on(c: _Call, inst: PricingInstance) -> PricingResult:
     o = c.o
     return bnb_pricing(inst, threshold=-o.tol, max_return=o.columns_per_iter,
                        node_limit=o.bnb_node_limit, deadline=c.deadline,
-                       found_node_limit=o.bnb_found_node_limit)
+                       found_node_limit=o.bnb_found_node_limit, workers=o.workers)
 
 
 def _bnb_short(c: _Call):
