@@ -327,7 +327,7 @@ def test_parallel_branch_and_bound_is_exact_and_its_limited_bounds_valid(seed):
 
 def test_parallel_column_generation_reaches_the_brute_force_optimum():
     """Column generation with its branch-and-bound searches on 2 workers: the optimum
-    proven, as on one."""
+    proven, as on one; under node limits a valid certificate, the same in two runs."""
     X, y = _instance(11)
     problem = RuleProblem.from_matrix(X, y)
     _, bf_obj = brute_force_ruleset(X, y, 12, 3)
@@ -336,6 +336,23 @@ def test_parallel_column_generation_reaches_the_brute_force_optimum():
                          workers=w)
         _check_certificate(cert, rs, problem, bf_obj, 12)
         assert cert.proven_optimal and math.isclose(cert.objective, bf_obj, abs_tol=1e-9)
+    # weak heuristics, so that the limited branch-and-bound searches do the work
+    X, y = _instance(11, n=60, d=10, noise=0.3)
+    problem = RuleProblem.from_matrix(X, y)
+    _, bf_obj = brute_force_ruleset(X, y, 8, 3)
+    limited = [solve(problem, complexity_bound=8, max_clause_length=3, pricing="bnb",
+                     workers=2, max_iter=4, bnb_node_limit=30, bnb_found_node_limit=5,
+                     bound_node_limit=40, close_gap_node_limit=50, heuristic_max_generated=3,
+                     beam_width=1) for _ in range(2)]
+    for rs, cert in limited:
+        _check_certificate(cert, rs, problem, bf_obj, 8)
+        assert cert.stats["pricing_calls"]["bnb"] >= 1
+        assert cert.stats["pricing_calls"]["bound_search"] >= 1
+    (r1, c1), (r2, c2) = limited
+    assert (str(r1), c1.objective, c1.lower_bound, c1.iterations, c1.stats["columns"]) == \
+        (str(r2), c2.objective, c2.lower_bound, c2.iterations, c2.stats["columns"])
+    with pytest.raises(ValueError, match="workers"):
+        solve(problem, complexity_bound=12, workers=0)
 
 
 def test_found_node_limit_stop_does_not_depend_on_the_chunks():

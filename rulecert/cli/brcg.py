@@ -73,8 +73,8 @@ def add_parser(sub) -> None:
     p.add_argument("--no-negations", dest="negations", action="store_false",
                    help="binarize without negated literals")
     p.add_argument("--workers", type=int, default=1,
-                   help="threads of the branch-and-bound searches, CP-SAT and the restricted "
-                        "IP (default 1; the same run for a given number)")
+                   help="threads of the branch-and-bound searches and CP-SAT (default 1; the "
+                        "same run for a given number)")
     p.add_argument("--seed", type=int, default=0, help="seed of sampling and the solvers "
                    "(default 0: the same run every time)")
     p.add_argument("--json", action="store_true", help="print one JSON object")

@@ -227,7 +227,7 @@ class ColGenOptions:
     workers: int = 1
     """Threads of the branch-and-bound searches (pricing, the bound's searches, gap
     closing: ``pricing/bnb.py`` deals the tree to them, deterministically for a given
-    number), of CP-SAT and of the restricted IP's HiGHS."""
+    number) and of CP-SAT; the HiGHS master and restricted IP run on one."""
     seed: int = DEFAULT_SEED
     tol: float = 1e-7
     memory_limit_mb: float | str | None = "auto"
