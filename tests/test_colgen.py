@@ -325,6 +325,27 @@ def test_parallel_branch_and_bound_is_exact_and_its_limited_bounds_valid(seed):
             assert small.overflow and not small.complete
 
 
+def test_parallel_branch_and_bound_stops_at_ctrl_c_after_a_round_with_a_valid_bound():
+    """Ctrl-C (the monitor's request) stops the search on 2 workers after its round: an
+    incomplete result, a bound below the true minimum, in both modes."""
+    from rulecert.mipmodels.colgen.pricing.bnb import PARALLEL_ROUND
+    from rulecert.monitor import catch_interrupt, request_interrupt
+    rng = np.random.default_rng(3)
+    Z = rng.integers(0, 10, size=(400, 16))
+    X = np.column_stack([c for f in range(16) for t in (2, 5, 7)
+                         for c in (Z[:, f] <= t, Z[:, f] > t)])
+    v = np.where(rng.random(400) < 0.4, -rng.uniform(0, 1, 400), rng.uniform(0, 1.2, 400))
+    for tighten, upper in ((True, 0.0), (False, -10.0)):
+        kw = dict(K=5 if tighten else 10**6, upper=upper, tighten=tighten)
+        full = branch_and_bound(X, v, 0.5, 0.3, 6, workers=2, **kw)
+        assert full.complete and full.nodes > 10 * PARALLEL_ROUND
+        with catch_interrupt():
+            request_interrupt()
+            cut = branch_and_bound(X, v, 0.5, 0.3, 6, workers=2, **kw)
+        assert not cut.complete and cut.nodes <= 1 + 2 * (PARALLEL_ROUND + X.shape[1])
+        assert cut.bound <= full.reduced_costs[0] + 1e-9
+
+
 def test_parallel_column_generation_reaches_the_brute_force_optimum():
     """Column generation with its branch-and-bound searches on 2 workers: the optimum
     proven, as on one; under node limits a valid certificate, the same in two runs."""

@@ -475,8 +475,8 @@ def price_by_branch_and_bound(X: np.ndarray, v: np.ndarray, const: float, lit: f
     (``FOUND_GRACE_DIVISOR``) since the first clause -- column generation needs improving
     columns, not the proof of the best one, until the end; a clause found late is seldom
     alone, and one column per iteration makes the tail of column generation long.
-    ``workers > 1``: the root's children are dealt round-robin to that many threads (the
-    compiled search releases the GIL), see :func:`_parallel`.
+    ``workers > 1``: the tree is dealt round-robin to that many threads (the compiled
+    search releases the GIL), see :func:`_parallel`.
     """
     t0 = time.perf_counter()
     X = np.asarray(X, dtype=bool)
@@ -564,7 +564,6 @@ def _parallel(root: _Search, run, workers: int, K: int, tighten: bool, upper: fl
             s.istate[2] = 0              # the root's node is counted once, in ``total``
     first = -1
     grace = -1 if found_node_limit is None else found_node_limit // FOUND_GRACE_DIVISOR
-    found_stopped = False
     with ThreadPoolExecutor(max_workers=workers) as pool:
         while len(shares) > 1:
             active = [s for s in shares if not s.done]
@@ -578,6 +577,9 @@ def _parallel(root: _Search, run, workers: int, K: int, tighten: bool, upper: fl
             before = sum(s.nodes for s in shares)
             list(pool.map(lambda s: run(s, per, -1), active))
             total += sum(s.nodes for s in shares) - before
+            if deadline is not None and time.perf_counter() >= deadline \
+                    or interrupt_requested():
+                break    # Ctrl-C: the bound stays valid (each share's open nodes)
             if not tighten:
                 # past K clauses in all (the shares hold some of the same), it is over
                 if sum(int(s.istate[1]) for s in shares) > K and len(_merge(shares)) > K:
@@ -592,10 +594,6 @@ def _parallel(root: _Search, run, workers: int, K: int, tighten: bool, upper: fl
                 first = total
             if found_node_limit is not None and held \
                     and total >= found_node_limit and total >= first + grace:
-                found_stopped = True
-                break
-            if deadline is not None and time.perf_counter() >= deadline \
-                    or interrupt_requested():
                 break
     held = _merge(shares)
     dropped = math.inf
@@ -608,7 +606,7 @@ def _parallel(root: _Search, run, workers: int, K: int, tighten: bool, upper: fl
     bound = min([s.bound() for s in shares] + [float(upper), dropped])
     if clauses:
         bound = min(bound, held[clauses[0]])
-    finished = all(bool(s.istate[4]) for s in shares) and not found_stopped
+    finished = all(bool(s.istate[4]) for s in shares)    # every share searched to its end
     return BnBResult(clauses, [held[c] for c in clauses], bound, finished and not overflow,
                      total, time.perf_counter() - t0, overflow)
 
