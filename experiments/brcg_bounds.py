@@ -19,9 +19,11 @@ rows) let the
 exact pricing *prove* the LP optimal where that is affordable: the bound is then the LP bound
 and gap closing can make it the optimum.  The column "iterations, stop" says whether that last
 search ran (``pricing exhausted``) or ``max_iter`` came first (no last search: the bound is the
-per-iteration searches').  The last column is the last restricted LP's value: no
-bound from column generation can exceed the LP optimum, so where that LP is far below the
-rule set found, only branching (branch-and-price) could certify a small gap.
+per-iteration searches').  The last column is the last restricted LP's value, at least the
+LP optimum: neither the LP bound nor the Lagrangian bound normalised by complexity can
+exceed that optimum, so where that LP is far below the rule set found, a small gap needs
+the enumerated knapsack (``bounds.py``: it can exceed the LP, where the enumeration of every
+clause below 0 completes) or branching (branch-and-price).
 
 ``--workers N`` runs the branch-and-bound searches on N threads (``pricing/bnb.py``): the
 same table for the same N, a different one (equally valid) from one worker's.
