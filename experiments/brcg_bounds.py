@@ -75,8 +75,8 @@ def limits(args, rows: int) -> dict:
     from rulecert.mipmodels.colgen import ColGenOptions
     bnb = nodes(args.bnb_nodes, rows)
     return dict(max_iter=args.max_iter, pricing=args.pricing, bnb_node_limit=bnb,
-                bnb_found_node_limit=min(ColGenOptions.bnb_found_node_limit, bnb), pricing_time_limit=None,
-                time_limit=None, ip_node_limit=args.ip_nodes, close_gap=True,
+                bnb_found_node_limit=min(ColGenOptions.bnb_found_node_limit, bnb),
+                pricing_time_limit=None, time_limit=None, ip_node_limit=args.ip_nodes, close_gap=True,
                 close_gap_max_columns=args.gap_columns, close_gap_node_limit=bnb,
                 pricing_deterministic_time=5.0, seed=args.seed, empty_clause=args.empty_clause,
                 max_clause_length=args.max_clause_length, workers=args.workers)

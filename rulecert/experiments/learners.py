@@ -6,7 +6,8 @@ parameter set (run before any cell) and ``fit(params, data, tr, te, seed, thread
 returns a :class:`Fit`: test and training predictions (or metrics it computed itself), the
 model's complexity, the certificate and a JSON-able ``detail``.  Solver threads per cell are
 set explicitly: CP-SAT's ``num_workers`` and the threads of column generation's
-branch-and-bound searches through the estimators' ``workers`` (= the study's ``threads``); the colgen master and restricted IP run HiGHS with ``threads=1`` (fixed in
+branch-and-bound searches through the estimators' ``workers`` (= the study's ``threads``);
+the colgen master and restricted IP run HiGHS with ``threads=1`` (fixed in
 :mod:`rulecert.mipmodels.colgen`); BLAS/OpenMP pools are limited by :func:`run_cell`.
 """
 from __future__ import annotations

@@ -519,14 +519,7 @@ def price_by_branch_and_bound(X: np.ndarray, v: np.ndarray, const: float, lit: f
         target = 0.25 if deadline is None else min(0.25, max(deadline - now, 0.002))
         el = max(now - tc, 1e-4)
         budget = int(min(max(budget * target / el, 1000), 5_000_000))
-    held = root.held()
-    clauses = sorted(held, key=held.get)        # stable: ties in the order found
-    bound = min(root.bound(), float(upper))
-    if clauses:
-        bound = min(bound, held[clauses[0]])
-    return BnBResult(clauses, [held[c] for c in clauses], bound,
-                     bool(root.istate[4]) and not root.istate[5], root.nodes,
-                     time.perf_counter() - t0, bool(root.istate[5]))
+    return _result([root], K, bool(tighten), float(upper), root.nodes, t0)
 
 
 def _merge(shares: list) -> dict:
@@ -595,11 +588,21 @@ def _parallel(root: _Search, run, workers: int, K: int, tighten: bool, upper: fl
             if found_node_limit is not None and held \
                     and total >= found_node_limit and total >= first + grace:
                 break
+    return _result(shares, K, tighten, upper, total, t0)
+
+
+def _result(shares: list, K: int, tighten: bool, upper: float, nodes: int,
+            t0: float) -> BnBResult:
+    """The result of a search (one share, or the workers'): the clauses held by reduced cost
+    (stable: ties in the order found; past K, only K: top-K keeps the best, an enumeration is
+    incomplete), complete when every share finished without overflow; the bound is the
+    least of the shares' (each valid over its share), ``upper``, the best clause held and
+    any clause dropped."""
     held = _merge(shares)
     dropped = math.inf
     clauses = sorted(held, key=held.get)
     overflow = any(bool(s.istate[5]) for s in shares)
-    if len(clauses) > K:                 # top-K: the K best; enumeration: past K, incomplete
+    if len(clauses) > K:                 # only when the workers' clauses are merged
         dropped = held[clauses[K]]
         overflow = overflow or not tighten
         clauses = clauses[:K]
@@ -608,7 +611,7 @@ def _parallel(root: _Search, run, workers: int, K: int, tighten: bool, upper: fl
         bound = min(bound, held[clauses[0]])
     finished = all(bool(s.istate[4]) for s in shares)    # every share searched to its end
     return BnBResult(clauses, [held[c] for c in clauses], bound, finished and not overflow,
-                     total, time.perf_counter() - t0, overflow)
+                     nodes, time.perf_counter() - t0, overflow)
 
 
 def bnb_pricing(inst: PricingInstance, *, threshold: float = 0.0, max_return: int = 50,
