@@ -572,6 +572,23 @@ def test_deterministic_bounds_table_prints_the_same_twice(shared_data, capsys, m
     assert "| 4, max iter |" in tables[0]             # max_iter stopped it: no last search
 
 
+def test_bounds_table_strengthens_only_fits_whose_last_search_never_ran(shared_data, capsys,
+                                                                      monkeypatch):
+    """A fit whose pricing came up empty ran its last search at its last duals already:
+    ``--strengthen`` leaves it alone (``-``) instead of repeating that search."""
+    from pathlib import Path
+    monkeypatch.syspath_prepend(str(Path(__file__).resolve().parents[1] / "experiments"))
+    import brcg_bounds
+    brcg_bounds.main(["--no-today", "--datasets", "liver", "--C", "6", "--max-iter", "50",
+                      "--bnb-nodes", "1000", "--bound-nodes", "20000",
+                      "--final-bound-nodes", "20000", "--strengthen", "20000", "--no-times"])
+    row = [ln for ln in capsys.readouterr().out.splitlines() if ln.startswith("| liver |")]
+    assert len(row) == 1
+    assert ", pricing exhausted |" in row[0]
+    assert row[0].endswith("| - |")
+    assert " nodes) |" not in row[0]
+
+
 def test_brcg_table_certify_runs_brcg_bounds_with_its_clause_class(shared_data, capsys,
                                                                    monkeypatch):
     """``brcg_table.py --certify`` forwards the clause class (--no-empty-clause,
