@@ -35,9 +35,11 @@ table, are the only figures that differ).
 
     python experiments/brcg_bounds.py --no-today --out bounds.json     # the issue's table
     python experiments/brcg_bounds.py --no-today --workers 2 --out bounds.json   # on 2 cores
+    python experiments/brcg_bounds.py --no-today --workers 2 --strengthen 100000000 \
+        --out bounds.json             # and the max_iter-stopped fits' bounds raised
     python experiments/brcg_bounds.py --today-src /tmp/rulecert_main --out bounds.json
     python experiments/brcg_bounds.py --datasets liver --C 5 --max-iter 5    # a quick look
-    python experiments/brcg_bounds.py --no-today --datasets ilpd --C 20 --strengthen 100000000
+    python experiments/brcg_bounds.py --no-today --datasets ionosphere --C 10 --strengthen 100000000
 
 ``--strengthen N`` then raises the bound of each fit whose own last search never ran
 (``max_iter`` came first; a fit whose pricing came up empty ran it already, and prints ``-``)
