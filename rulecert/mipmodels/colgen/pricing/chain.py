@@ -31,7 +31,7 @@ return one clause of reduced cost -0.40, -0.02 and -0.42: widths up to 160 found
 width 1280 found 23-26 clauses, the best -1.42, -1.23 and -1.22, in 0.08 s each (5120:
 0.3 s; 20480: the same best clauses in 1.4-1.6 s).  A search that never truncates its
 beam stops widening (a wider one would not differ).  Whole fits against 32
-(``experiments/brcg_bounds.py`` defaults, 2 workers): wdbc C = 10 in 428 s against 1072 s,
+(``experiments/brcg_bounds.py`` defaults, 2 workers): wdbc C = 10 in 340 s against 1072 s,
 the same 12 / 2; pima C = 10 199 s against 193 s, the same 165 / 153; ILPD C = 20 335 s
 against 253 s, 124 / 79 against 127 / 79 (95 iterations against 91; a wider beam costs more
 at D = 19).  At 256, ILPD C = 20 took another path: ``max_iter`` at 100, 127 / 0."""
