@@ -572,21 +572,26 @@ def test_deterministic_bounds_table_prints_the_same_twice(shared_data, capsys, m
     assert "| 4, max iter |" in tables[0]             # max_iter stopped it: no last search
 
 
-def test_bounds_table_strengthens_only_fits_whose_last_search_never_ran(shared_data, capsys,
-                                                                      monkeypatch):
+def test_bounds_table_strengthens_a_fit_whose_last_search_ran_only_with_more_nodes(
+        shared_data, capsys, monkeypatch):
     """A fit whose pricing came up empty ran its last search at its last duals already:
-    ``--strengthen`` leaves it alone (``-``) instead of repeating that search."""
+    ``--strengthen`` with no more nodes leaves it alone (``-``) instead of repeating that
+    search; with more, it continues the descent."""
     from pathlib import Path
     monkeypatch.syspath_prepend(str(Path(__file__).resolve().parents[1] / "experiments"))
     import brcg_bounds
-    brcg_bounds.main(["--no-today", "--datasets", "liver", "--C", "6", "--max-iter", "50",
-                      "--bnb-nodes", "1000", "--bound-nodes", "20000",
-                      "--final-bound-nodes", "20000", "--strengthen", "20000", "--no-times"])
-    row = [ln for ln in capsys.readouterr().out.splitlines() if ln.startswith("| liver |")]
-    assert len(row) == 1
-    assert ", pricing exhausted |" in row[0]
-    assert row[0].endswith("| - |")
-    assert " nodes) |" not in row[0]
+    rows = {}
+    for budget in ("20000", "80000"):
+        brcg_bounds.main(["--no-today", "--datasets", "liver", "--C", "6", "--max-iter", "50",
+                          "--bnb-nodes", "1000", "--bound-nodes", "20000",
+                          "--final-bound-nodes", "20000", "--strengthen", budget, "--no-times"])
+        row = [ln for ln in capsys.readouterr().out.splitlines() if ln.startswith("| liver |")]
+        assert len(row) == 1
+        assert ", pricing exhausted |" in row[0]
+        rows[budget] = row[0]
+    assert rows["20000"].endswith("| - |")
+    assert " nodes) |" not in rows["20000"]
+    assert rows["80000"].endswith(" nodes) |")
 
 
 def test_brcg_table_certify_runs_brcg_bounds_with_its_clause_class(shared_data, capsys,
