@@ -122,17 +122,17 @@ def check_time_limit(value, name: str = "time_limit", *, allow_zero: bool = True
     return v
 
 
-def check_count_limit(value, name: str, *, minimum: int = 1) -> int | None:
-    """``None`` or an integer ``>= minimum`` (a node, iteration or length limit)."""
-    if value is None:
+def check_count_limit(value, name: str, *, minimum: int = 1,
+                      allow_none: bool = True) -> int | None:
+    """``None`` (if ``allow_none``) or an integer ``>= minimum`` (a node, iteration or length
+    limit, a count of workers)."""
+    if value is None and allow_none:
         return None
-    if isinstance(value, bool) or not isinstance(value, Integral):
-        if _is_number(value) and float(value).is_integer():
-            value = int(value)
-        else:
-            raise ValueError(f"{name} must be an integer >= {minimum} or None, got {value!r}")
-    if value < minimum:
-        raise ValueError(f"{name} must be an integer >= {minimum} or None, got {value!r}")
+    whole = (isinstance(value, Integral) and not isinstance(value, bool)
+             or _is_number(value) and float(value).is_integer())
+    if not whole or int(value) < minimum:
+        raise ValueError(f"{name} must be an integer >= {minimum}"
+                         + (" or None" if allow_none else "") + f", got {value!r}")
     return int(value)
 
 

@@ -171,6 +171,8 @@ def test_cli_subcommand(tmp_path, capsys):
         assert cert["lower_bound"] <= opt + 1e-9
     with pytest.raises(ValueError, match="--strengthen-nodes"):
         args.func(parser.parse_args(["brcg", "--data", str(path), "--strengthen-nodes", "0"]))
+    with pytest.raises(ValueError, match=r"--workers must be an integer >= 1, got 0$"):
+        args.func(parser.parse_args(["brcg", "--data", str(path), "--workers", "0"]))
     # several C: chosen by cross-validation, then refitted; the JSON holds the CV table
     args = parser.parse_args(["brcg", "--data", str(path), "--C", "4", "8", "--D", "3",
                               "--cv", "3", "--json"])

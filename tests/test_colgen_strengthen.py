@@ -32,6 +32,7 @@ def test_the_bound_rises_never_falls_and_stays_below_brute_force():
         p, sol, opt = _stopped(seed)
         before = sol.certificate
         assert sol.bound_state is not None and not before.proven_optimal
+        assert sol.bound_state.searched_nodes == 0   # max_iter came before any last search
         bounds = []
         for budget in (1, 30, 300, 3000, 30_000, 300_000):
             out = strengthen_bound(p, sol, budget)
@@ -52,6 +53,51 @@ def test_the_bound_rises_never_falls_and_stays_below_brute_force():
         else:
             assert not cert.proven_optimal and cert.termination == before.termination
     assert raised >= 4
+
+
+def test_a_budget_within_the_solves_own_last_search_is_skipped_and_could_not_raise_it():
+    """A solve whose pricing came up empty ran the descent at its last duals with
+    ``final_bound_node_limit`` nodes.  The same descent (from the recorded share) with any
+    budget up to that proves no more than the solve's bound, so ``strengthen_bound`` skips
+    it and says why; a larger budget continues, never past brute force."""
+    from rulecert.mipmodels.colgen.loop import _State, bound_pricer, final_bound_search
+    raised = repeated = 0
+    for seed in (0, 2, 3):
+        X, y = _instance(seed + 700, n=60, d=12, noise=0.3)
+        C, D = [(9, 4), (12, 5), (8, 7)][seed % 3]
+        p = _problem(X, y)
+        sol = solve(p, complexity_bound=C, max_clause_length=D, pricing="bnb",
+                    bnb_node_limit=30, bnb_found_node_limit=None, heuristic_max_generated=5,
+                    beam_width=1, bound_node_limit=20, final_bound_node_limit=300,
+                    close_gap=False, seed=seed)
+        state, before = sol.bound_state, sol.certificate
+        assert before.stats["stop_reason"] == "pricing_exhausted"
+        assert state.searched_nodes == 300 and not before.proven_optimal
+        st = _State(p, state.options)
+        last = [h for h in before.history if "iteration_bound" in h][-1]["iteration_bound"]
+        for budget in (1, 50, 150, 300):
+            again = final_bound_search(st, state.options, state.duals, state.pricing_bound, [],
+                                       state.ub, bound_pricer(st, state.options), budget,
+                                       share=state.share)
+            assert again.bound <= before.lower_bound, (seed, budget)
+        assert again.bound == last   # the solve's own last search, step for step
+        skipped = strengthen_bound(p, sol, 300)
+        b = skipped.certificate.stats["bound_strengthening"]
+        assert "already spent up to 300 nodes" in b["skipped"] and b["nodes"] == 0
+        assert skipped.certificate.lower_bound == before.lower_bound
+        assert skipped.model is sol.model and skipped.certificate.message == before.message
+        _, opt = brute_force_ruleset(X, y, C, D)
+        mid = strengthen_bound(p, sol, 600)
+        if not mid.certificate.proven_optimal:            # nor is its own search repeated
+            repeated += 1
+            again = strengthen_bound(p, mid, 600).certificate
+            assert "already spent up to 600 nodes" in again.stats["bound_strengthening"][
+                "skipped"] and again.lower_bound == mid.certificate.lower_bound
+        more = strengthen_bound(p, sol, 3000).certificate
+        assert more.stats["bound_strengthening"]["skipped"] is None
+        assert before.lower_bound <= more.lower_bound <= opt + 1e-9
+        raised += more.lower_bound > before.lower_bound
+    assert raised >= 2 and repeated >= 1
 
 
 def test_bad_calls_are_refused_before_any_work():

@@ -143,7 +143,7 @@ def run(args) -> int:
                   final_bound_node_limit=args.final_bound_node_limit, random_state=args.seed,
                   workers=args.workers)
     check_count_limit(args.strengthen_nodes, "--strengthen-nodes")   # before any work
-    check_count_limit(args.workers, "--workers")
+    check_count_limit(args.workers, "--workers", allow_none=False)
     grid = list(args.complexity_bound)
     est = BooleanRuleCGCV if len(grid) > 1 else BooleanRuleCGClassifier
     watch = {"memory_limit_mb": args.memory_limit_mb, "callback": progress(args)}
@@ -187,7 +187,8 @@ def run(args) -> int:
     print(f"bound           : {s['bound_kind']}")
     if "bound_strengthening" in s:
         b = s["bound_strengthening"]
-        print(f"strengthened    : bound {b['bound_before']:g} -> {b['bound']:g} with {b['nodes']} "
+        print(f"strengthened    : skipped: {b['skipped']}" if b.get("skipped") else
+              f"strengthened    : bound {b['bound_before']:g} -> {b['bound']:g} with {b['nodes']} "
               f"of {b['node_budget']} nodes in {b['seconds']:.1f}s"
               + (" (interrupted)" if b["interrupted"] else ""))
     t = s["time"]

@@ -288,7 +288,8 @@ class BooleanRuleCGClassifier(BinaryRuleClassifier):
         :class:`BooleanRuleCGCV`, of its final fit: all of X); anything else is refused before
         any work.  The rule set is unchanged; ``certificate_`` gets the bound (never lower,
         never lower for a larger budget), a new message and history entry, and
-        ``stats["bound_strengthening"]``.  Ctrl-C stops the search with the bound proven so
+        ``stats["bound_strengthening"]`` (whose ``skipped`` says why nothing ran when the
+        fit's own last search already spent at least ``node_budget`` nodes).  Ctrl-C stops the search with the bound proven so
         far (a :class:`~rulecert.estimators.FitInterruptedWarning`).  Returns ``self``.
         """
         from sklearn.utils.validation import check_is_fitted

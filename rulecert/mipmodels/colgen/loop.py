@@ -421,6 +421,14 @@ class BoundState:
     """:meth:`_State.fingerprint` of the instance solved."""
     bound_kind: str
     bound_class: str
+    share: float = 0.1
+    """The share of ``z_RMLP`` the complexity-dual descent starts from (``bounds.py``): where
+    the solve's last search at ``duals`` started, else where its next one would have."""
+    searched_nodes: float = 0
+    """The node budget of the last search the solve itself ran at ``duals`` on counted
+    limits alone (``final_bound_node_limit``, ``inf`` for none; 0: no such search).  The
+    descent from ``share`` is the same for every budget but in its last call's limit, so a
+    budget no larger than this cannot raise the bound past the solve's."""
 
 
 @dataclasses.dataclass
@@ -456,6 +464,8 @@ class _Run:
     sampled_any: bool = False
     mispricings: int = 0
     share: float = 0.1                       # complexity-dual search: share to start from
+    searched: tuple | None = None            # (share, node budget) of a final search at
+                                             # the last duals that ran on counted limits
     search_next: int = 0                     # ... the next iteration it may run at
     search_gap: int = 1                      # ... iterations between searches (backoff)
     it: int = 0
@@ -832,10 +842,14 @@ def _dual_search(run: _Run, duals: Duals, rnd: PricingRound) -> DualSearch:
     left = _bound_search_seconds(run)
     if left is not None and left <= 0.0:
         steps = 0   # under a time limit the search must not starve column generation
+    run.searched = None
     if final:
         sr = final_bound_search(st, o, duals, rnd.bound, rnd.clauses, run.ub_empty, price_at,
                                 o.final_bound_node_limit, steps, best_known=run.best_bound,
                                 share=run.share)
+        if steps and deadline() is None and not interrupt_requested():
+            budget = o.final_bound_node_limit
+            run.searched = (run.share, math.inf if budget is None else budget)
     else:
         sr = complexity_dual_search(st, duals, rnd.bound, rnd.clauses, run.ub_empty,
                                     lambda dt, f: price_at(dt, f)[:4], steps, o.tol,
@@ -971,9 +985,10 @@ def _finalize(run: _Run, ip: RestrictedIP, problem) -> ColgenSolution:
     run.history.append({"time": time.perf_counter() - run.t0, "iteration": run.it,
                         "objective": objective, "lower_bound": cert.lower_bound,
                         "phase": "restricted IP", "event": "end"})
+    share, searched = run.searched or (run.share, 0)
     state = None if run.last_priced is None else BoundState(
         o, run.last_priced[0], run.last_priced[1], run.ub_empty, st.fingerprint(),
-        run.bound_kind, _bound_class(run))
+        run.bound_kind, _bound_class(run), share, searched)
     return ColgenSolution(rs, cert, list(st.clauses), [tuple(c) for c in clauses], state)
 
 

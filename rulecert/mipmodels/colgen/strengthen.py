@@ -17,7 +17,8 @@ import time
 from ...certificate import certify
 from ...limits import check_count_limit
 from ...monitor import catch_interrupt, interrupt_requested
-from .loop import ColgenSolution, _State, bound_message, bound_pricer, final_bound_search
+from .loop import (FINAL_BOUND_SEARCH_STEPS, ColgenSolution, _State, bound_message,
+                   bound_pricer, final_bound_search)
 
 
 def strengthen_bound(problem, solution: ColgenSolution, node_budget: int) -> ColgenSolution:
@@ -33,9 +34,7 @@ def strengthen_bound(problem, solution: ColgenSolution, node_budget: int) -> Col
     if state is None:
         raise ValueError("this solution has no bound state to strengthen (no column-generation "
                          "iteration ran, or it is not a colgen solution)")
-    node_budget = check_count_limit(node_budget, "node_budget")
-    if node_budget is None:
-        raise ValueError("node_budget must be a number of nodes, got None")
+    node_budget = check_count_limit(node_budget, "node_budget", allow_none=False)
     o = state.options
     st = _State(problem, o)
     if st.fingerprint() != state.fingerprint:
@@ -44,6 +43,13 @@ def strengthen_bound(problem, solution: ColgenSolution, node_budget: int) -> Col
     cert = solution.certificate
     if cert.proven_optimal or state.pricing_bound >= -o.tol or st.C is None:
         return solution
+    if node_budget <= state.searched_nodes:
+        return _with_strengthening(solution, node_budget=node_budget, nodes=0, seconds=0.0,
+                                   bound_before=cert.lower_bound, bound=cert.lower_bound,
+                                   interrupted=False, complexity_dual=None, skipped=(
+                                       f"the solve's last search already spent up to "
+                                       f"{state.searched_nodes:g} nodes at these duals; a "
+                                       f"budget no larger repeats it"))
     t0 = time.perf_counter()
     used = [0]
 
@@ -53,7 +59,9 @@ def strengthen_bound(problem, solution: ColgenSolution, node_budget: int) -> Col
     with catch_interrupt():
         sr = final_bound_search(st, o, state.duals, state.pricing_bound, [], state.ub,
                                 bound_pricer(st, o, account=account), node_budget,
-                                best_known=cert.lower_bound, target=cert.objective)
+                                max(o.bound_search_steps, FINAL_BOUND_SEARCH_STEPS),
+                                best_known=cert.lower_bound, target=cert.objective,
+                                share=state.share)
         interrupted = interrupt_requested()
     seconds = time.perf_counter() - t0
     raised = sr.bound > cert.lower_bound
@@ -74,9 +82,18 @@ def strengthen_bound(problem, solution: ColgenSolution, node_budget: int) -> Col
                      bound_strengthening={"node_budget": node_budget, "nodes": used[0],
                                           "seconds": seconds, "bound_before": cert.lower_bound,
                                           "bound": new.lower_bound, "interrupted": interrupted,
-                                          "complexity_dual": sr.t if raised else None})
+                                          "complexity_dual": sr.t if raised else None,
+                                          "skipped": None})
     new.history.append({"time": cert.wall_time + seconds, "objective": new.objective,
                         "lower_bound": new.lower_bound, "event": "bound strengthened",
                         "nodes": used[0]})
-    return dataclasses.replace(solution, certificate=new,
-                               bound_state=dataclasses.replace(state, bound_kind=kind))
+    searched = state.searched_nodes if interrupted else node_budget   # a repeat is skipped
+    return dataclasses.replace(solution, certificate=new, bound_state=dataclasses.replace(
+        state, bound_kind=kind, searched_nodes=searched))
+
+
+def _with_strengthening(solution: ColgenSolution, **record) -> ColgenSolution:
+    """``solution`` with ``record`` as its certificate's ``stats["bound_strengthening"]``."""
+    cert = solution.certificate
+    new = dataclasses.replace(cert, stats={**cert.stats, "bound_strengthening": record})
+    return dataclasses.replace(solution, certificate=new)
