@@ -796,9 +796,9 @@ def test_greedy_selection_with_local_search_reaches_the_optimum_on_small_masters
     assert hits >= 16 and greedy_hits < hits
 
 
-def test_gap_closing_cap_default_and_an_enumeration_cut_short_proves_nothing():
-    """Gap closing: an enumeration that reaches its cap adds nothing and proves nothing (the
-    bound stays the LP one, valid against brute force), while the full enumeration proves
+def test_gap_closing_cap_default_and_an_enumeration_cut_short_proves_no_optimum():
+    """Gap closing: an enumeration that reaches its cap does not close the gap (at most the
+    ladder's partial bound, valid against brute force), while the full enumeration proves
     the optimum; the cap used is in the stats."""
     X, y = _instance(510, n=30, noise=0.3)
     p = RuleProblem.from_matrix(X, y)
@@ -809,11 +809,46 @@ def test_gap_closing_cap_default_and_an_enumeration_cut_short_proves_nothing():
     assert cert.proven_optimal and cert.objective == bf_obj
     rs, cert = solve(p, complexity_bound=9, max_clause_length=3, close_gap_max_columns=2)
     g = cert.stats["gap_closing"]
-    assert g["cap"] == 2 and not g["complete"] and g["added"] == 0
+    assert g["cap"] == 2 and not g["complete"] and g["added"] <= 2
     _check_certificate(cert, rs, p, bf_obj, 9)
     assert cert.stats["bound_kind"] != "reduced-cost enumeration + restricted IP"
     with pytest.raises(ValueError, match="close_gap_max_columns"):
         solve(p, complexity_bound=9, close_gap_max_columns=-1)
+
+
+def test_gap_closing_ladder_proves_partial_bounds_never_past_brute_force(monkeypatch):
+    """An enumeration of the whole gap-closing threshold that the node limit cuts short is
+    made at lower thresholds (``loop._gap_ladder``): each finished rung ``b`` proves ``b``.
+    On tiny instances with a few hundred nodes (the first try at the whole threshold gets a
+    sixteenth of them: the rungs cost about as much as the whole here, so with the default
+    half they are seldom reached): the bound never passes brute force, never falls when the
+    limit grows, and some rungs prove a bound between the one without gap closing and the
+    optimum, which the certificate calls partial."""
+    from rulecert.mipmodels.colgen import loop
+    monkeypatch.setattr(loop, "GAP_FIRST_SHARE", 16)
+    partial = 0
+    for seed in range(8):
+        X, y = _instance(seed + 900, n=50, d=10, noise=0.3)
+        C, D = [(9, 4), (12, 5), (8, 3), (10, 4)][seed % 4]
+        p = RuleProblem.from_matrix(X, y)
+        kw = dict(complexity_bound=C, max_clause_length=D, pricing="heuristic", max_iter=3,
+                  bound_search_steps=0, seed=seed)
+        off = solve(p, close_gap=False, **kw).certificate.lower_bound
+        _, opt = brute_force_ruleset(X, y, C, D)
+        bounds = []
+        for limit in (100, 300, 1000, 3000):
+            rs, cert = solve(p, close_gap_node_limit=limit, **kw)
+            _check_certificate(cert, rs, p, opt, C)
+            g = cert.stats.get("gap_closing") or {}
+            for b, u, nodes, complete in g.get("ladder", [])[1:]:
+                assert u <= g["threshold"] + 1e-6 and nodes <= limit
+            if cert.stats["bound_kind"].startswith("partial reduced-cost enumeration"):
+                partial += cert.lower_bound < opt
+                assert not g["complete"] and g["cut"] <= g["threshold"]
+                assert off < cert.lower_bound <= max(b for b, *_, ok in g["ladder"][1:] if ok)
+            bounds.append(cert.lower_bound)
+        assert bounds == sorted(bounds), (seed, bounds)
+    assert partial >= 3
 
 
 @pytest.mark.parametrize("local_search", [True, False])

@@ -393,6 +393,10 @@ class BnBResult:
     nodes: int
     wall_time: float
     overflow: bool = False
+    unheld_bound: float = -math.inf
+    """A lower bound on the reduced cost of every clause the search does not return (the
+    threshold of the pruned, the clauses dropped past K, the open nodes' estimates):
+    ``upper`` when complete; an incomplete enumeration still returns every clause below it."""
 
 
 PARALLEL_SPLIT_DEPTH = 1
@@ -606,12 +610,11 @@ def _result(shares: list, K: int, tighten: bool, upper: float, nodes: int,
         dropped = held[clauses[K]]
         overflow = overflow or not tighten
         clauses = clauses[:K]
-    bound = min([s.bound() for s in shares] + [float(upper), dropped])
-    if clauses:
-        bound = min(bound, held[clauses[0]])
+    unheld = min([s.bound() for s in shares] + [float(upper), dropped])
+    bound = min(unheld, held[clauses[0]]) if clauses else unheld
     finished = all(bool(s.istate[4]) for s in shares)    # every share searched to its end
     return BnBResult(clauses, [held[c] for c in clauses], bound, finished and not overflow,
-                     nodes, time.perf_counter() - t0, overflow)
+                     nodes, time.perf_counter() - t0, overflow, unheld)
 
 
 def bnb_pricing(inst: PricingInstance, *, threshold: float = 0.0, max_return: int = 50,
