@@ -89,7 +89,10 @@ enumeration that its node limit or its cap cuts short has still returned every c
 reduced cost below its proven bound ``u`` on the rest (``u < T``, ``T`` the threshold above);
 a solution holding a clause of reduced cost ``>= u`` costs at least ``UB - granularity -
 (T - u)``, so with the clauses below ``u`` added, the least of that and the restricted IP's
-bound is a bound of the master IP (tried when it beats the bound so far).
+bound is a bound of the master IP (tried when it beats the bound so far).  With an integral
+objective the whole threshold gets half of ``close_gap_node_limit``; when that does not
+finish, the rest climbs a ladder of lower thresholds, each the one that proves the next
+integer (:func:`_gap_ladder`; ``stats["gap_closing"]["ladder"]`` lists the rungs).
 
 CNF (De Morgan).  A CNF over the features is the negation of a DNF over the negated
 features for the negated labels; we learn that DNF (labels and features complemented,
