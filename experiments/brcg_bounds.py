@@ -125,10 +125,11 @@ def fit_one(name, C, variant, args) -> dict:
         from rulecert.mipmodels.colgen import strengthen_bound
         t1 = time.perf_counter()
         c2 = strengthen_bound(problem, sol, nodes(args.strengthen, shape[0])).certificate
-        if not c2.stats.get("bound_strengthening", {}).get("skipped"):
+        done = c2.stats.get("bound_strengthening", {})    # none: proven optimal already
+        if not done.get("skipped"):
             out["strengthened"] = {"bound": c2.lower_bound, "rel_gap": c2.rel_gap,
                                    "bound_kind": c2.stats["bound_kind"],
-                                   "nodes": c2.stats.get("bound_strengthening", {}).get("nodes", 0),
+                                   "nodes": done.get("nodes", 0),
                                    "time": time.perf_counter() - t1}
     return out
 

@@ -803,14 +803,21 @@ def bound_pricer(st: _State, o: ColGenOptions, deadline=lambda: None, account=No
     return price_at
 
 
+def final_search_steps(o: ColGenOptions) -> int:
+    """The pricing calls of the last search (the solve's and ``strengthen_bound``'s)."""
+    return max(o.bound_search_steps, FINAL_BOUND_SEARCH_STEPS)
+
+
 def final_bound_search(st: _State, o: ColGenOptions, duals: Duals, zlb: float, found: list, ub: float,
-                       price_at, budget: int | None, steps: int = FINAL_BOUND_SEARCH_STEPS,
-                       **kw):
+                       price_at, budget: int | None, steps: int | None = None, **kw):
     """The last bound search, of a solve whose pricing found no clause and of
     ``strengthen_bound``: the descent in the complexity dual (``bounds.py``) under ``budget``
     nodes in all, every clause below 0 enumerated (``price_at`` of :func:`bound_pricer` at
     share 0: measured on pima's final duals at C = 10, the long-clause threshold's proofs cost
-    as many nodes as lowering t to the same bound, or more)."""
+    as many nodes as lowering t to the same bound, or more); ``steps`` None:
+    :func:`final_search_steps`."""
+    if steps is None:
+        steps = final_search_steps(o)
     return complexity_dual_descent(st, duals, zlb, found, ub,
                                    lambda dt, f, limit: price_at(dt, 0.0, limit), budget,
                                    o.bound_node_limit, steps, o.tol, **kw)
@@ -848,7 +855,7 @@ def _dual_search(run: _Run, duals: Duals, rnd: PricingRound) -> DualSearch:
         # pricing found nothing: column generation stops here (unless the search finds a
         # clause) in this run and in any longer one, so a longer search keeps the bound
         # non-decreasing in the limits; it is the last chance to raise it
-        steps = max(steps, FINAL_BOUND_SEARCH_STEPS)
+        steps = final_search_steps(o)
     elif run.it < run.search_next and not last:
         steps = 0   # backoff: searches that do not raise the bound come ever more rarely
     left = _bound_search_seconds(run)

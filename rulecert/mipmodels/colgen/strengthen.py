@@ -17,8 +17,7 @@ import time
 from ...certificate import certify
 from ...limits import check_count_limit
 from ...monitor import catch_interrupt, interrupt_requested
-from .loop import (FINAL_BOUND_SEARCH_STEPS, ColgenSolution, _State, bound_message,
-                   bound_pricer, final_bound_search)
+from .loop import ColgenSolution, _State, bound_message, bound_pricer, final_bound_search
 
 
 def strengthen_bound(problem, solution: ColgenSolution, node_budget: int) -> ColgenSolution:
@@ -59,7 +58,6 @@ def strengthen_bound(problem, solution: ColgenSolution, node_budget: int) -> Col
     with catch_interrupt():
         sr = final_bound_search(st, o, state.duals, state.pricing_bound, [], state.ub,
                                 bound_pricer(st, o, account=account), node_budget,
-                                max(o.bound_search_steps, FINAL_BOUND_SEARCH_STEPS),
                                 best_known=cert.lower_bound, target=cert.objective,
                                 share=state.share)
         interrupted = interrupt_requested()
