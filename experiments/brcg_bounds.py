@@ -108,7 +108,8 @@ def fit_one(name, C, variant, args) -> dict:
         kw.update(bound_search_steps=args.bound_steps,
                   bound_node_limit=nodes(args.bound_nodes, shape[0]),
                   final_bound_node_limit=nodes(args.final_bound_nodes, shape[0]),
-                  smoothing=args.smoothing)
+                  smoothing=args.smoothing,
+                  close_gap_ladder_after_cap=args.ladder_after_cap)
     elif variant == "today-off":
         kw.update(bound_search_steps=0, smoothing=0.0)
     t0 = time.perf_counter()
@@ -237,6 +238,9 @@ def main(argv=None):
                     help="D, literals per clause (default C - 1)")
     ap.add_argument("--gap-columns", type=int, default=100_000,
                     help="most clauses gap closing may enumerate")
+    ap.add_argument("--ladder-after-cap", action="store_true",
+                    help="gap closing climbs its ladder also when the whole enumeration "
+                         "reached --gap-columns (close_gap_ladder_after_cap)")
     ap.add_argument("--no-times", action="store_true", help="omit the wall-clock table")
     ap.add_argument("--out", default=None)
     ap.add_argument("--worker", nargs=2, default=None, help=argparse.SUPPRESS)

@@ -851,6 +851,37 @@ def test_gap_closing_ladder_proves_partial_bounds_never_past_brute_force(monkeyp
     assert partial >= 3
 
 
+def test_gap_closing_ladder_after_the_cap_is_opt_in_and_never_past_brute_force():
+    """``close_gap_ladder_after_cap``: a whole-threshold enumeration that reached its cap
+    climbs the ladder too.  By default it does not (the ladder holds the whole threshold
+    alone and the bound is the one without gap closing); with the option, on two tiny
+    instances and caps of 3, 10 and 30 clauses, rungs run below the threshold, the bound
+    never falls below the one without gap closing nor passes brute force, and some caps
+    raise it."""
+    raised = 0
+    for seed in (2, 6):
+        X, y = _instance(seed + 900, n=50, d=10, noise=0.3)
+        p = RuleProblem.from_matrix(X, y)
+        kw = dict(complexity_bound=8, max_clause_length=3, pricing="heuristic", max_iter=3,
+                  bound_search_steps=0, seed=seed)
+        off = solve(p, close_gap=False, **kw).certificate.lower_bound
+        _, opt = brute_force_ruleset(X, y, 8, 3)
+        for cap in (3, 10, 30):
+            rs, cert = solve(p, close_gap_max_columns=cap, **kw)
+            g = cert.stats["gap_closing"]
+            assert not g["complete"] and len(g["ladder"]) == 1 and cert.lower_bound == off
+            rs, cert = solve(p, close_gap_max_columns=cap, close_gap_ladder_after_cap=True, **kw)
+            _check_certificate(cert, rs, p, opt, 8)
+            g = cert.stats["gap_closing"]
+            assert len(g["ladder"]) > 1 and all(u <= g["threshold"] + 1e-6
+                                                for _, u, *_ in g["ladder"][1:])
+            assert off <= cert.lower_bound <= opt
+            raised += cert.lower_bound > off
+    assert raised >= 2
+    with pytest.raises(ValueError, match="close_gap_ladder_after_cap"):
+        solve(p, complexity_bound=8, close_gap_ladder_after_cap="yes")
+
+
 @pytest.mark.parametrize("local_search", [True, False])
 def test_local_search_option_switches_the_start_and_keeps_results_valid(local_search):
     """``local_search=False`` starts the restricted IP from the plain greedy selection (no
