@@ -60,6 +60,12 @@ search (``ColGenOptions.bound_node_limit``)."""
 DEFAULT_FINAL_BOUND_NODE_LIMIT = 5_000_000
 """Branch-and-bound nodes in all of column generation's last bound search
 (``ColGenOptions.final_bound_node_limit``, where the choice is measured)."""
+DEFAULT_CLOSE_GAP_MAX_COLUMNS = 10_000
+"""Most clauses column generation's gap closing enumerates
+(``ColGenOptions.close_gap_max_columns``, where the choice is measured)."""
+DEFAULT_CLOSE_GAP_NODE_LIMIT = 100_000_000
+"""Branch-and-bound nodes of gap closing's enumerations in all
+(``ColGenOptions.close_gap_node_limit``)."""
 
 MIN_PHASE_SECONDS = 1e-3
 """The least time a phase is given when a deadline is close: solvers treat a limit of 0 as

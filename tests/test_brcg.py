@@ -240,3 +240,47 @@ def test_ip_node_limit_reaches_the_restricted_ip_and_is_checked():
     y = np.array([0, 1, 1, 0] * 3)
     with pytest.raises(ValueError, match="ip_node_limit"):
         BooleanRuleCGClassifier(ip_node_limit=0).fit(X, y)
+
+
+def test_gap_closing_limits_reach_the_solve_from_the_estimators_and_the_command(tmp_path, capsys):
+    """Gap closing's cap, node budget and ladder after the cap are parameters of both
+    estimators and options of ``rulecert brcg``: a cap of 3 clauses reaches the solve, the
+    ladder climbs past it only when asked and then raises the bound, never past brute force;
+    bad values are refused naming the parameter."""
+    from rulecert.cli import brcg
+    from rulecert.estimators.brcg import BooleanRuleCGCV
+    from test_colgen import _instance
+    clf = BooleanRuleCGClassifier(close_gap_max_columns=3, close_gap_node_limit=500,
+                                  close_gap_ladder_after_cap=True)
+    o = clf._options(0, 10, None)
+    assert (o.close_gap_max_columns, o.close_gap_node_limit, o.close_gap_ladder_after_cap) == \
+        (3, 500, True)
+    assert BooleanRuleCGCV(close_gap_max_columns=3).get_params()["close_gap_max_columns"] == 3
+    X, y = _instance(906, n=50, d=10, noise=0.3)
+    path = tmp_path / "capped.csv"
+    pd.DataFrame(X.astype(int), columns=[f"f{j}" for j in range(10)]).assign(target=y) \
+        .to_csv(path, index=False)
+    _, opt = brute_force_ruleset(X, y, 8, 3)
+    parser = argparse.ArgumentParser()
+    brcg.add_parser(parser.add_subparsers(dest="command"))
+    base = ["brcg", "--data", str(path), "--C", "8", "--D", "3", "--pricing", "heuristic",
+            "--max-iter", "3", "--gap-max-columns", "3", "--json"]
+    certs = []
+    for flag in ([], ["--gap-ladder-after-cap"]):
+        args = parser.parse_args(base + flag)
+        assert args.func(args) == 0
+        cert = json.loads(capsys.readouterr().out)["certificate"]
+        g = cert["stats"]["gap_closing"]
+        assert g["cap"] == 3 and not g["complete"] and (len(g["ladder"]) > 1) is bool(flag)
+        assert cert["lower_bound"] <= opt <= cert["objective"]
+        certs.append(cert)
+    assert certs[0]["lower_bound"] < certs[1]["lower_bound"]
+    assert certs[1]["stats"]["bound_kind"].startswith("partial reduced-cost enumeration")
+    with pytest.raises(ValueError, match="close_gap_max_columns"):
+        args.func(parser.parse_args(base[:-3] + ["--gap-max-columns", "0"]))
+    with pytest.raises(ValueError, match="close_gap_node_limit"):
+        BooleanRuleCGClassifier(close_gap_node_limit=0).fit(X, y)
+    from rulecert.mipmodels.colgen import solve
+    from rulecert.problem import RuleProblem
+    with pytest.raises(ValueError, match="close_gap_node_limit"):
+        solve(RuleProblem.from_matrix(X, y), complexity_bound=8, close_gap_node_limit=-1)

@@ -13,7 +13,8 @@ from pathlib import Path
 
 
 def add_parser(sub) -> None:
-    from ..limits import DEFAULT_BOUND_NODE_LIMIT, DEFAULT_FINAL_BOUND_NODE_LIMIT
+    from ..limits import (DEFAULT_BOUND_NODE_LIMIT, DEFAULT_CLOSE_GAP_MAX_COLUMNS,
+                          DEFAULT_CLOSE_GAP_NODE_LIMIT, DEFAULT_FINAL_BOUND_NODE_LIMIT)
     from ._data import add_header_argument
     from ._run import add_memory_argument
     p = sub.add_parser("brcg", help="Boolean rule set (DNF/CNF) by column generation, certified")
@@ -68,6 +69,15 @@ def add_parser(sub) -> None:
     add_memory_argument(p)
     p.add_argument("--no-close-gap", dest="close_gap", action="store_false",
                    help="skip the reduced-cost enumeration that closes the integrality gap")
+    p.add_argument("--gap-max-columns", type=int, default=DEFAULT_CLOSE_GAP_MAX_COLUMNS,
+                   help="most clauses that enumeration may hold (default "
+                        f"{DEFAULT_CLOSE_GAP_MAX_COLUMNS}; e.g. 100000 to certify more)")
+    p.add_argument("--gap-node-limit", type=int, default=DEFAULT_CLOSE_GAP_NODE_LIMIT,
+                   help="branch-and-bound nodes of that enumeration in all (deterministic; "
+                        f"default {DEFAULT_CLOSE_GAP_NODE_LIMIT})")
+    p.add_argument("--gap-ladder-after-cap", action="store_true",
+                   help="when the enumeration reaches --gap-max-columns, still prove what "
+                        "lower thresholds can (close_gap_ladder_after_cap)")
     p.add_argument("--n-thresholds", type=int, default=9,
                    help="thresholds per numeric column when binarizing (default 9: deciles)")
     p.add_argument("--no-negations", dest="negations", action="store_false",
@@ -138,6 +148,9 @@ def run(args) -> int:
                   literal_penalty=args.literal_penalty, pricing=args.pricing,
                   time_limit=args.time_limit, pricing_time_limit=args.pricing_time_limit,
                   max_iter=args.max_iter, beam_width=args.beam_width, close_gap=args.close_gap,
+                  close_gap_max_columns=args.gap_max_columns,
+                  close_gap_node_limit=args.gap_node_limit,
+                  close_gap_ladder_after_cap=args.gap_ladder_after_cap,
                   pricing_deterministic_time=args.pricing_deterministic_time,
                   bnb_node_limit=args.bnb_node_limit, bound_node_limit=args.bound_node_limit,
                   final_bound_node_limit=args.final_bound_node_limit, random_state=args.seed,

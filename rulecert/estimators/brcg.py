@@ -12,7 +12,8 @@ import numpy as np
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 
-from ..limits import (DEFAULT_BOUND_NODE_LIMIT, DEFAULT_FINAL_BOUND_NODE_LIMIT, DEFAULT_MEMORY_LIMIT_MB,
+from ..limits import (DEFAULT_BOUND_NODE_LIMIT, DEFAULT_CLOSE_GAP_MAX_COLUMNS,
+                      DEFAULT_CLOSE_GAP_NODE_LIMIT, DEFAULT_FINAL_BOUND_NODE_LIMIT, DEFAULT_MEMORY_LIMIT_MB,
                       DEFAULT_SEED, DEFAULT_TIME_LIMIT, Deadline, check_time_limit)
 from ..models.ruleset import check_complexity_bound
 from ._base import WATCH_CONSTRAINTS, BinaryRuleClassifier, FitInterruptedWarning, interruptible
@@ -95,6 +96,15 @@ class BooleanRuleCGClassifier(BinaryRuleClassifier):
         Width of the beam-search pricer (AIX360's is 5), tried after the greedy heuristic.
     close_gap : bool
         Enumerate every clause that could enter a better solution and re-solve the IP.
+    close_gap_max_columns : int >= 1
+        Most clauses that enumeration may hold (default 10,000); raise it to certify more
+        (``experiments/brcg_bounds.py`` uses 100,000).
+    close_gap_node_limit : int >= 1 or None
+        Branch-and-bound nodes of gap closing in all (deterministic; default 10^8).
+    close_gap_ladder_after_cap : bool
+        When the enumeration reaches ``close_gap_max_columns``, still prove what lower
+        thresholds can (gap closing's ladder; ``ColGenOptions``); off by default, for
+        certification runs.
     sample_rows, max_nonzeros : randomized pricing thresholds for large data.
     workers : int
         Threads of the branch-and-bound searches (deterministic for a given number) and of
@@ -147,6 +157,9 @@ class BooleanRuleCGClassifier(BinaryRuleClassifier):
         "columns_per_iter": [Interval(Integral, 1, None, closed="left")],
         "beam_width": [Interval(Integral, 1, None, closed="left")],
         "close_gap": ["boolean"],
+        "close_gap_max_columns": [Interval(Integral, 1, None, closed="left")],
+        "close_gap_node_limit": [None, Interval(Integral, 1, None, closed="left")],
+        "close_gap_ladder_after_cap": ["boolean"],
         "sample_rows": [None, Interval(Integral, 1, None, closed="left")],
         "max_nonzeros": [None, Interval(Integral, 1, None, closed="left")],
         "workers": [Interval(Integral, 1, None, closed="left")],
@@ -164,7 +177,9 @@ class BooleanRuleCGClassifier(BinaryRuleClassifier):
                  pricing_deterministic_time=None, ip_node_limit=None, ip_options=None,
                  bound_search_steps=3, bound_node_limit=DEFAULT_BOUND_NODE_LIMIT,
                  final_bound_node_limit=DEFAULT_FINAL_BOUND_NODE_LIMIT, columns_per_iter=50, beam_width=5,
-                 close_gap=True, sample_rows=2000,
+                 close_gap=True, close_gap_max_columns=DEFAULT_CLOSE_GAP_MAX_COLUMNS,
+                 close_gap_node_limit=DEFAULT_CLOSE_GAP_NODE_LIMIT,
+                 close_gap_ladder_after_cap=False, sample_rows=2000,
                  max_nonzeros=100_000, workers=1, warm_start=False,
                  random_state=DEFAULT_SEED, binarizer=None,
                  memory_limit_mb=DEFAULT_MEMORY_LIMIT_MB, verbose=False, callback=None):
@@ -189,6 +204,9 @@ class BooleanRuleCGClassifier(BinaryRuleClassifier):
         self.columns_per_iter = columns_per_iter
         self.beam_width = beam_width
         self.close_gap = close_gap
+        self.close_gap_max_columns = close_gap_max_columns
+        self.close_gap_node_limit = close_gap_node_limit
+        self.close_gap_ladder_after_cap = close_gap_ladder_after_cap
         self.sample_rows = sample_rows
         self.max_nonzeros = max_nonzeros
         self.workers = workers
@@ -215,7 +233,10 @@ class BooleanRuleCGClassifier(BinaryRuleClassifier):
             final_bound_node_limit=self.final_bound_node_limit,
             columns_per_iter=self.columns_per_iter,
             beam_width=self.beam_width,
-            close_gap=self.close_gap, sample_rows=self.sample_rows,
+            close_gap=self.close_gap, close_gap_max_columns=self.close_gap_max_columns,
+            close_gap_node_limit=self.close_gap_node_limit,
+            close_gap_ladder_after_cap=bool(self.close_gap_ladder_after_cap),
+            sample_rows=self.sample_rows,
             max_nonzeros=self.max_nonzeros, workers=self.workers, seed=seed,
             memory_limit_mb=self.memory_limit_mb)
 
@@ -420,7 +441,9 @@ class BooleanRuleCGCV(BooleanRuleCGClassifier):
                  ip_node_limit=None, ip_options=None, bound_search_steps=3,
                  bound_node_limit=DEFAULT_BOUND_NODE_LIMIT, final_bound_node_limit=DEFAULT_FINAL_BOUND_NODE_LIMIT, columns_per_iter=50,
                  beam_width=5,
-                 close_gap=True, sample_rows=2000,
+                 close_gap=True, close_gap_max_columns=DEFAULT_CLOSE_GAP_MAX_COLUMNS,
+                 close_gap_node_limit=DEFAULT_CLOSE_GAP_NODE_LIMIT,
+                 close_gap_ladder_after_cap=False, sample_rows=2000,
                  max_nonzeros=100_000, workers=1, random_state=DEFAULT_SEED, binarizer=None,
                  memory_limit_mb=DEFAULT_MEMORY_LIMIT_MB, verbose=False, callback=None):
         self.complexity_bounds = complexity_bounds
@@ -446,6 +469,9 @@ class BooleanRuleCGCV(BooleanRuleCGClassifier):
         self.columns_per_iter = columns_per_iter
         self.beam_width = beam_width
         self.close_gap = close_gap
+        self.close_gap_max_columns = close_gap_max_columns
+        self.close_gap_node_limit = close_gap_node_limit
+        self.close_gap_ladder_after_cap = close_gap_ladder_after_cap
         self.sample_rows = sample_rows
         self.max_nonzeros = max_nonzeros
         self.workers = workers

@@ -114,7 +114,8 @@ import time
 import numpy as np
 
 from ...certificate import Certificate, Solution, Termination, certify
-from ...limits import (DEFAULT_BOUND_NODE_LIMIT, DEFAULT_FINAL_BOUND_NODE_LIMIT, DEFAULT_SEED,
+from ...limits import (DEFAULT_BOUND_NODE_LIMIT, DEFAULT_CLOSE_GAP_MAX_COLUMNS,
+                       DEFAULT_CLOSE_GAP_NODE_LIMIT, DEFAULT_FINAL_BOUND_NODE_LIMIT, DEFAULT_SEED,
                        Deadline, check_count_limit, check_positive,
                        check_time_limit, resolve_memory_limit_mb)
 from ...monitor import Monitor, catch_interrupt, interrupt_requested
@@ -184,12 +185,14 @@ class ColGenOptions:
     max_nonzeros: int | None = 100_000
     """Sample the candidate features too past this many non-zeros in the sampled pricing."""
     close_gap: bool = True
-    close_gap_max_columns: int = 10_000
+    close_gap_max_columns: int = DEFAULT_CLOSE_GAP_MAX_COLUMNS
     """Most clauses gap closing enumerates; an enumeration that reaches it does not close the
     gap (what it still proves: the module doc's gap closing).  Enumerating and adding cost about 75 us per clause (measured: 67,000
     clauses took 5 s), time that a wall-clock limit does not interrupt, so the default is
     small; raise it for certification runs (``brcg_table.py --certify`` uses 100,000)."""
-    close_gap_node_limit: int | None = 100_000_000
+    close_gap_node_limit: int | None = DEFAULT_CLOSE_GAP_NODE_LIMIT
+    """Branch-and-bound nodes of gap closing's enumerations in all (the whole threshold, then
+    the ladder); None: no limit."""
     close_gap_ladder_after_cap: bool = False
     """Climb gap closing's ladder (:func:`_gap_ladder`) also when the whole threshold's
     enumeration reached ``close_gap_max_columns``, not only when its node limit stopped it.
@@ -302,6 +305,7 @@ def _validate(problem, o: ColGenOptions) -> None:
     for name in ("max_iter", "max_columns", "ip_node_limit", "bound_node_limit",
                  "final_bound_node_limit"):
         setattr(o, name, check_count_limit(getattr(o, name), name, minimum=0))
+    o.close_gap_node_limit = check_count_limit(o.close_gap_node_limit, "close_gap_node_limit")
     o.workers = check_count_limit(o.workers, "workers")
     if o.workers is None:
         raise ValueError("workers must be an integer >= 1, got None")
