@@ -246,7 +246,8 @@ def test_gap_closing_limits_reach_the_solve_from_the_estimators_and_the_command(
     """Gap closing's cap, node budget and ladder after the cap are parameters of both
     estimators and options of ``rulecert brcg``: a cap of 3 clauses reaches the solve, the
     ladder climbs past it only when asked and then raises the bound, never past brute force;
-    bad values are refused naming the parameter."""
+    bad values are refused naming the parameter.  The command runs on counted limits alone
+    (``--pricing-time-limit none``, ``--ip-node-limit``)."""
     from rulecert.cli import brcg
     from rulecert.estimators.brcg import BooleanRuleCGCV
     from test_colgen import _instance
@@ -264,7 +265,12 @@ def test_gap_closing_limits_reach_the_solve_from_the_estimators_and_the_command(
     parser = argparse.ArgumentParser()
     brcg.add_parser(parser.add_subparsers(dest="command"))
     base = ["brcg", "--data", str(path), "--C", "8", "--D", "3", "--pricing", "heuristic",
-            "--max-iter", "3", "--gap-max-columns", "3", "--json"]
+            "--max-iter", "3", "--pricing-time-limit", "none", "--ip-node-limit", "200",
+            "--gap-max-columns", "3", "--json"]
+    parsed = parser.parse_args(base)
+    assert parsed.pricing_time_limit is None and parsed.ip_node_limit == 200
+    with pytest.raises(SystemExit):
+        parser.parse_args(base + ["--pricing-time-limit", "soon"])
     certs = []
     for flag in ([], ["--gap-ladder-after-cap"]):
         args = parser.parse_args(base + flag)

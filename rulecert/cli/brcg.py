@@ -48,14 +48,18 @@ def add_parser(sub) -> None:
     p.add_argument("--beam-width", type=int, default=5, help="width of the beam-search pricer")
     p.add_argument("--time-limit", type=float, default=None,
                    help="seconds for the whole fit (with several --C: including the CV)")
-    p.add_argument("--pricing-time-limit", type=float, default=30.0,
-                   help="seconds per exact pricing call (default 30)")
+    p.add_argument("--pricing-time-limit", type=seconds_or_none, default=30.0,
+                   metavar="S|none",
+                   help="seconds per exact pricing call (default 30; none: only the counted "
+                        "limits, for a run that is the same on every machine)")
     p.add_argument("--max-iter", type=int, default=None,
                    help="column-generation iterations (deterministic)")
     p.add_argument("--pricing-deterministic-time", type=float, default=None,
                    help="CP-SAT deterministic time per exact pricing call (deterministic)")
     p.add_argument("--bnb-node-limit", type=int, default=None,
                    help="node limit of one branch-and-bound pricing call (deterministic)")
+    p.add_argument("--ip-node-limit", type=int, default=None,
+                   help="node limit of the restricted master IP (deterministic)")
     p.add_argument("--bound-node-limit", type=int, default=DEFAULT_BOUND_NODE_LIMIT,
                    help="nodes of each pricing call that strengthens the certified bound during "
                         f"column generation (deterministic; default {DEFAULT_BOUND_NODE_LIMIT})")
@@ -92,6 +96,17 @@ def add_parser(sub) -> None:
     add_missing_argument(p)
     add_save_model_argument(p)
     p.set_defaults(func=run)
+
+
+def seconds_or_none(text: str):
+    """A number of seconds, or ``none`` (no wall-clock limit)."""
+    if str(text).strip().lower() == "none":
+        return None
+    try:
+        return float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of seconds or 'none', "
+                                         f"got {text!r}") from None
 
 
 def load_binary_data(args):
@@ -154,6 +169,7 @@ def run(args) -> int:
                   pricing_deterministic_time=args.pricing_deterministic_time,
                   bnb_node_limit=args.bnb_node_limit, bound_node_limit=args.bound_node_limit,
                   final_bound_node_limit=args.final_bound_node_limit, random_state=args.seed,
+                  ip_node_limit=args.ip_node_limit,
                   workers=args.workers)
     check_count_limit(args.strengthen_nodes, "--strengthen-nodes")   # before any work
     check_count_limit(args.workers, "--workers", allow_none=False)
