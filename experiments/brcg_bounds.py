@@ -11,7 +11,8 @@ as in brcg_table.py, with the *same* deterministic limits for both variants:
   as an exact knapsack over the enumerated clauses of negative reduced cost, ``bounds.py``;
   pricing's branch-and-bound with the exclusion bound, ``pricing/bnb.py``).
 
-The default limits (100 iterations, 10^8 branch-and-bound nodes per pricing call per 2000
+The default limits (``rulecert.mipmodels.colgen.certification_options``, which
+``rulecert brcg --certify`` uses too: 100 iterations, 10^8 branch-and-bound nodes per pricing call per 2000
 rows, 500 restricted-IP nodes, gap closing up to 100,000 clauses; the bound's search: 3
 complexity duals per iteration at 10^6 nodes each, and where pricing finds no clause a last
 search, a descent in the dual, of ``--final-bound-nodes`` = 10^8 nodes in all, all per 2000
@@ -68,22 +69,30 @@ assert set(ALL) == set(DATASETS) - {"liver_selector"} | {"bank_full"}
 CHOICES = ALL + ["liver_selector"]
 
 
-def nodes(n: int, rows: int) -> int:
-    """A node limit given per 2000 rows: a node costs time proportional to the rows, so
-    the limit is scaled down on larger data (still a count, never the clock)."""
-    return max(1000, int(n * min(1.0, 2000 / rows)))
+BOUND_FIELDS = ("bound_search_steps", "bound_node_limit", "final_bound_node_limit")
+"""The new bound's limits: today's code runs with its own (or with the bound off)."""
 
 
-def limits(args, rows: int) -> dict:
-    """The deterministic work limits of every fit (no wall-clock limit anywhere)."""
-    from rulecert.mipmodels.colgen import ColGenOptions
-    bnb = nodes(args.bnb_nodes, rows)
-    return dict(max_iter=args.max_iter, pricing=args.pricing, bnb_node_limit=bnb,
-                bnb_found_node_limit=min(ColGenOptions.bnb_found_node_limit, bnb),
-                pricing_time_limit=None, time_limit=None, ip_node_limit=args.ip_nodes, close_gap=True,
-                close_gap_max_columns=args.gap_columns, close_gap_node_limit=bnb,
-                pricing_deterministic_time=5.0, seed=args.seed, empty_clause=args.empty_clause,
-                max_clause_length=args.max_clause_length, workers=args.workers)
+def limits(args, rows: int, variant: str) -> dict:
+    """The deterministic work limits of a fit (no wall-clock limit anywhere): the library's
+    ``certification_options`` with this run's settings.  Computed here for today's code too
+    and handed to it as JSON, so an older checkout needs only ``solve``."""
+    from rulecert.mipmodels.colgen import certification_options
+    kw = certification_options(rows, max_iter=args.max_iter, bnb_nodes=args.bnb_nodes,
+                               ip_nodes=args.ip_nodes, gap_columns=args.gap_columns,
+                               bound_nodes=args.bound_nodes,
+                               final_bound_nodes=args.final_bound_nodes)
+    kw.update(pricing=args.pricing, seed=args.seed, empty_clause=args.empty_clause,
+              max_clause_length=args.max_clause_length, workers=args.workers)
+    if variant == "new":
+        kw.update(bound_search_steps=args.bound_steps, smoothing=args.smoothing,
+                  close_gap_ladder_after_cap=args.ladder_after_cap)
+        return kw
+    for name in BOUND_FIELDS:
+        del kw[name]
+    if variant == "today-off":
+        kw.update(bound_search_steps=0, smoothing=0.0)
+    return kw
 
 
 def problem_of(name):
@@ -99,19 +108,12 @@ def problem_of(name):
     return RuleProblem.from_matrix(Xb, y, list(map(str, fb.get_feature_names_out()))), Xb.shape
 
 
-def fit_one(name, C, variant, args) -> dict:
-    """One fit in this process (the code on ``sys.path``)."""
+def fit_one(name, C, variant, args, kw=None) -> dict:
+    """One fit in this process (the code on ``sys.path``); ``kw``: its limits (default
+    :func:`limits`)."""
     from rulecert.mipmodels.colgen import solve
     problem, shape = problem_of(name)
-    kw = limits(args, shape[0])
-    if variant == "new":
-        kw.update(bound_search_steps=args.bound_steps,
-                  bound_node_limit=nodes(args.bound_nodes, shape[0]),
-                  final_bound_node_limit=nodes(args.final_bound_nodes, shape[0]),
-                  smoothing=args.smoothing,
-                  close_gap_ladder_after_cap=args.ladder_after_cap)
-    elif variant == "today-off":
-        kw.update(bound_search_steps=0, smoothing=0.0)
+    kw = limits(args, shape[0], variant) if kw is None else kw
     t0 = time.perf_counter()
     sol = solve(problem, complexity_bound=C, **kw)
     rs, cert = sol
@@ -124,8 +126,9 @@ def fit_one(name, C, variant, args) -> dict:
            "time": time.perf_counter() - t0}
     if variant == "new" and getattr(args, "strengthen", None):
         from rulecert.mipmodels.colgen import strengthen_bound
+        from rulecert.mipmodels.colgen.presets import scaled_nodes
         t1 = time.perf_counter()
-        c2 = strengthen_bound(problem, sol, nodes(args.strengthen, shape[0])).certificate
+        c2 = strengthen_bound(problem, sol, scaled_nodes(args.strengthen, shape[0])).certificate
         done = c2.stats.get("bound_strengthening", {})    # none: proven optimal already
         if not done.get("skipped"):
             out["strengthened"] = {"bound": c2.lower_bound, "rel_gap": c2.rel_gap,
@@ -139,7 +142,9 @@ def fit_today(name, C, args) -> dict:
     if not args.today_src:
         return fit_one(name, C, "today-off", args)
     env = dict(os.environ, PYTHONPATH=os.path.abspath(args.today_src))
-    cmd = [sys.executable, os.path.abspath(__file__), "--worker", name, str(C)] + args.passthrough
+    kw = limits(args, problem_of(name)[1][0], "today")
+    cmd = [sys.executable, os.path.abspath(__file__), "--worker", name, str(C),
+           "--worker-limits", json.dumps(kw)] + args.passthrough
     out = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=HERE)
     if out.returncode != 0:
         raise RuntimeError(f"today's code failed on {name} C={C}:\n{out.stderr[-3000:]}")
@@ -244,6 +249,7 @@ def main(argv=None):
     ap.add_argument("--no-times", action="store_true", help="omit the wall-clock table")
     ap.add_argument("--out", default=None)
     ap.add_argument("--worker", nargs=2, default=None, help=argparse.SUPPRESS)
+    ap.add_argument("--worker-limits", default=None, help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     warnings.filterwarnings("ignore", category=UserWarning)
     argv = list(sys.argv[1:] if argv is None else argv)
@@ -252,7 +258,8 @@ def main(argv=None):
         i = args.passthrough.index("--today-src")
         del args.passthrough[i:i + 2]
     if args.worker:
-        print(json.dumps(fit_one(args.worker[0], int(args.worker[1]), "today", args)))
+        print(json.dumps(fit_one(args.worker[0], int(args.worker[1]), "today", args,
+                                 json.loads(args.worker_limits))))
         return
     print(f"Limits (deterministic, seed {args.seed}): {args.max_iter} column-generation "
           f"iterations, {args.bnb_nodes} nodes per 2000 rows per branch-and-bound pricing call "

@@ -290,3 +290,35 @@ def test_gap_closing_limits_reach_the_solve_from_the_estimators_and_the_command(
     from rulecert.problem import RuleProblem
     with pytest.raises(ValueError, match="close_gap_node_limit"):
         solve(RuleProblem.from_matrix(X, y), complexity_bound=8, close_gap_node_limit=-1)
+
+
+def test_certify_presets_counted_limits_sized_to_the_data_and_explicit_options_win(tmp_path, capsys):
+    """``rulecert brcg --certify`` fits with ``certification_options`` on the data's rows (no
+    clock, exact branch-and-bound pricing, large budgets), an option given on the command
+    line wins over it, and without ``--certify`` the defaults are unchanged; a certified
+    fit of a tiny instance is its brute-force optimum."""
+    from rulecert.cli import brcg
+    from rulecert.mipmodels.colgen import certification_options
+    from test_colgen import _instance
+    X, y = _instance(400, n=40, d=9, noise=0.25)
+    path = tmp_path / "tiny.csv"
+    pd.DataFrame(X.astype(int), columns=[f"f{j}" for j in range(9)]).assign(target=y) \
+        .to_csv(path, index=False)
+    parser = argparse.ArgumentParser()
+    brcg.add_parser(parser.add_subparsers(dest="command"))
+    base = ["brcg", "--data", str(path), "--C", "9", "--D", "4"]
+    preset = certification_options(40)
+    got = brcg.fit_limits(parser.parse_args(base + ["--certify"]), 40)
+    assert got == {k: preset.get(k, v) for k, v in brcg.limit_defaults().items()}
+    assert got["time_limit"] is None and got["pricing_time_limit"] is None
+    assert got["pricing"] == "bnb" and got["close_gap_max_columns"] == 100_000
+    mine = brcg.fit_limits(parser.parse_args(base + ["--certify", "--max-iter", "3",
+                                                     "--no-close-gap"]), 40)
+    assert mine == {**got, "max_iter": 3, "close_gap": False}
+    assert brcg.fit_limits(parser.parse_args(base), 40) == brcg.limit_defaults()
+    assert certification_options(45_211)["bnb_node_limit"] == int(1e8 * 2000 / 45_211)
+    args = parser.parse_args(base + ["--certify", "--json"])
+    assert args.func(args) == 0
+    cert = json.loads(capsys.readouterr().out)["certificate"]
+    _, opt = brute_force_ruleset(X, y, 9, 4)
+    assert cert["proven_optimal"] and cert["objective"] == opt

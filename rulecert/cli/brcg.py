@@ -44,26 +44,32 @@ def add_parser(sub) -> None:
     p.add_argument("--fn-weight", type=float, default=1.0, help="weight of a false negative")
     p.add_argument("--clause-penalty", type=float, default=0.0, help="objective cost per clause")
     p.add_argument("--literal-penalty", type=float, default=0.0, help="objective cost per literal")
-    p.add_argument("--pricing", default="auto", choices=["auto", "exact", "bnb", "heuristic"])
+    p.add_argument("--pricing", default=argparse.SUPPRESS, choices=["auto", "exact", "bnb", "heuristic"],
+                   help="pricers of column generation (default auto)")
     p.add_argument("--beam-width", type=int, default=5, help="width of the beam-search pricer")
-    p.add_argument("--time-limit", type=float, default=None,
+    p.add_argument("--certify", action="store_true",
+                   help="a certification run: counted limits sized to the data "
+                        "(rulecert.mipmodels.colgen.certification_options: exact "
+                        "branch-and-bound pricing, no clock, large node budgets, gap closing "
+                        "up to 100000 clauses); the limit options given explicitly win")
+    p.add_argument("--time-limit", type=float, default=argparse.SUPPRESS,
                    help="seconds for the whole fit (with several --C: including the CV)")
-    p.add_argument("--pricing-time-limit", type=seconds_or_none, default=30.0,
+    p.add_argument("--pricing-time-limit", type=seconds_or_none, default=argparse.SUPPRESS,
                    metavar="S|none",
                    help="seconds per exact pricing call (default 30; none: only the counted "
                         "limits, for a run that is the same on every machine)")
-    p.add_argument("--max-iter", type=int, default=None,
+    p.add_argument("--max-iter", type=int, default=argparse.SUPPRESS,
                    help="column-generation iterations (deterministic)")
-    p.add_argument("--pricing-deterministic-time", type=float, default=None,
+    p.add_argument("--pricing-deterministic-time", type=float, default=argparse.SUPPRESS,
                    help="CP-SAT deterministic time per exact pricing call (deterministic)")
-    p.add_argument("--bnb-node-limit", type=int, default=None,
+    p.add_argument("--bnb-node-limit", type=int, default=argparse.SUPPRESS,
                    help="node limit of one branch-and-bound pricing call (deterministic)")
-    p.add_argument("--ip-node-limit", type=int, default=None,
+    p.add_argument("--ip-node-limit", type=int, default=argparse.SUPPRESS,
                    help="node limit of the restricted master IP (deterministic)")
-    p.add_argument("--bound-node-limit", type=int, default=DEFAULT_BOUND_NODE_LIMIT,
+    p.add_argument("--bound-node-limit", type=int, default=argparse.SUPPRESS,
                    help="nodes of each pricing call that strengthens the certified bound during "
                         f"column generation (deterministic; default {DEFAULT_BOUND_NODE_LIMIT})")
-    p.add_argument("--final-bound-node-limit", type=int, default=DEFAULT_FINAL_BOUND_NODE_LIMIT,
+    p.add_argument("--final-bound-node-limit", type=int, default=argparse.SUPPRESS,
                    help="nodes in all of the last bound search, when pricing finds no clause "
                         f"(deterministic; default {DEFAULT_FINAL_BOUND_NODE_LIMIT}; e.g. "
                         "100000000 to certify more)")
@@ -71,12 +77,12 @@ def add_parser(sub) -> None:
                    help="after the fit, unless it is proven optimal, raise its bound with this "
                         "many more branch-and-bound nodes at its last duals (strengthen_bound)")
     add_memory_argument(p)
-    p.add_argument("--no-close-gap", dest="close_gap", action="store_false",
+    p.add_argument("--no-close-gap", dest="close_gap", action="store_false", default=argparse.SUPPRESS,
                    help="skip the reduced-cost enumeration that closes the integrality gap")
-    p.add_argument("--gap-max-columns", type=int, default=DEFAULT_CLOSE_GAP_MAX_COLUMNS,
+    p.add_argument("--gap-max-columns", dest="close_gap_max_columns", type=int, default=argparse.SUPPRESS,
                    help="most clauses that enumeration may hold (default "
                         f"{DEFAULT_CLOSE_GAP_MAX_COLUMNS}; e.g. 100000 to certify more)")
-    p.add_argument("--gap-node-limit", type=int, default=DEFAULT_CLOSE_GAP_NODE_LIMIT,
+    p.add_argument("--gap-node-limit", dest="close_gap_node_limit", type=int, default=argparse.SUPPRESS,
                    help="branch-and-bound nodes of that enumeration in all (deterministic; "
                         f"default {DEFAULT_CLOSE_GAP_NODE_LIMIT})")
     p.add_argument("--gap-ladder-after-cap", action="store_true",
@@ -96,6 +102,29 @@ def add_parser(sub) -> None:
     add_missing_argument(p)
     add_save_model_argument(p)
     p.set_defaults(func=run)
+
+
+def limit_defaults() -> dict:
+    """The options ``--certify`` presets, with their defaults without it (an option left out
+    of the command line is absent from its namespace, so that one given explicitly wins)."""
+    from ..limits import (DEFAULT_BOUND_NODE_LIMIT, DEFAULT_CLOSE_GAP_MAX_COLUMNS,
+                          DEFAULT_CLOSE_GAP_NODE_LIMIT, DEFAULT_FINAL_BOUND_NODE_LIMIT)
+    return {"pricing": "auto", "time_limit": None, "pricing_time_limit": 30.0, "max_iter": None,
+            "pricing_deterministic_time": None, "bnb_node_limit": None, "ip_node_limit": None,
+            "bound_search_steps": 3, "bound_node_limit": DEFAULT_BOUND_NODE_LIMIT,
+            "final_bound_node_limit": DEFAULT_FINAL_BOUND_NODE_LIMIT, "close_gap": True,
+            "close_gap_max_columns": DEFAULT_CLOSE_GAP_MAX_COLUMNS,
+            "close_gap_node_limit": DEFAULT_CLOSE_GAP_NODE_LIMIT}
+
+
+def fit_limits(args, rows: int) -> dict:
+    """The estimator's limit parameters: those given on the command line, else ``--certify``'s
+    (:func:`~rulecert.mipmodels.colgen.certification_options` on ``rows`` rows), else the
+    defaults."""
+    from ..mipmodels.colgen import certification_options
+    preset = certification_options(rows) if args.certify else {}
+    return {k: getattr(args, k) if hasattr(args, k) else preset.get(k, default)
+            for k, default in limit_defaults().items()}
 
 
 def seconds_or_none(text: str):
@@ -160,16 +189,9 @@ def run(args) -> int:
     common = dict(max_clause_length=args.max_clause_length, empty_clause=args.empty_clause,
                   form=args.form,
                   fn_weight=args.fn_weight, clause_penalty=args.clause_penalty,
-                  literal_penalty=args.literal_penalty, pricing=args.pricing,
-                  time_limit=args.time_limit, pricing_time_limit=args.pricing_time_limit,
-                  max_iter=args.max_iter, beam_width=args.beam_width, close_gap=args.close_gap,
-                  close_gap_max_columns=args.gap_max_columns,
-                  close_gap_node_limit=args.gap_node_limit,
-                  close_gap_ladder_after_cap=args.gap_ladder_after_cap,
-                  pricing_deterministic_time=args.pricing_deterministic_time,
-                  bnb_node_limit=args.bnb_node_limit, bound_node_limit=args.bound_node_limit,
-                  final_bound_node_limit=args.final_bound_node_limit, random_state=args.seed,
-                  ip_node_limit=args.ip_node_limit,
+                  literal_penalty=args.literal_penalty, beam_width=args.beam_width,
+                  close_gap_ladder_after_cap=args.gap_ladder_after_cap, random_state=args.seed,
+                  **fit_limits(args, len(y)),
                   workers=args.workers)
     check_count_limit(args.strengthen_nodes, "--strengthen-nodes")   # before any work
     check_count_limit(args.workers, "--workers", allow_none=False)
