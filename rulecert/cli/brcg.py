@@ -18,6 +18,7 @@ def add_parser(sub) -> None:
     from ._data import add_header_argument
     from ._run import add_memory_argument
     p = sub.add_parser("brcg", help="Boolean rule set (DNF/CNF) by column generation, certified")
+    unset = argparse.SUPPRESS      # the limits (LIMITS): absent unless given
     p.add_argument("--data", required=True,
                    help="a CSV file (raw columns are binarized: decile thresholds and negations) "
                         "or a CORELS file stem (PATH.out + PATH.label: its single-item "
@@ -44,7 +45,7 @@ def add_parser(sub) -> None:
     p.add_argument("--fn-weight", type=float, default=1.0, help="weight of a false negative")
     p.add_argument("--clause-penalty", type=float, default=0.0, help="objective cost per clause")
     p.add_argument("--literal-penalty", type=float, default=0.0, help="objective cost per literal")
-    p.add_argument("--pricing", default=argparse.SUPPRESS, choices=["auto", "exact", "bnb", "heuristic"],
+    p.add_argument("--pricing", default=unset, choices=["auto", "exact", "bnb", "heuristic"],
                    help="pricers of column generation (default auto)")
     p.add_argument("--beam-width", type=int, default=5, help="width of the beam-search pricer")
     p.add_argument("--certify", action="store_true",
@@ -52,24 +53,24 @@ def add_parser(sub) -> None:
                         "(rulecert.mipmodels.colgen.certification_options: exact "
                         "branch-and-bound pricing, no clock, large node budgets, gap closing "
                         "up to 100000 clauses); the limit options given explicitly win")
-    p.add_argument("--time-limit", type=float, default=argparse.SUPPRESS,
+    p.add_argument("--time-limit", type=float, default=unset,
                    help="seconds for the whole fit (with several --C: including the CV)")
-    p.add_argument("--pricing-time-limit", type=seconds_or_none, default=argparse.SUPPRESS,
+    p.add_argument("--pricing-time-limit", type=seconds_or_none, default=unset,
                    metavar="S|none",
                    help="seconds per exact pricing call (default 30; none: only the counted "
                         "limits, for a run that is the same on every machine)")
-    p.add_argument("--max-iter", type=int, default=argparse.SUPPRESS,
+    p.add_argument("--max-iter", type=int, default=unset,
                    help="column-generation iterations (deterministic)")
-    p.add_argument("--pricing-deterministic-time", type=float, default=argparse.SUPPRESS,
+    p.add_argument("--pricing-deterministic-time", type=float, default=unset,
                    help="CP-SAT deterministic time per exact pricing call (deterministic)")
-    p.add_argument("--bnb-node-limit", type=int, default=argparse.SUPPRESS,
+    p.add_argument("--bnb-node-limit", type=int, default=unset,
                    help="node limit of one branch-and-bound pricing call (deterministic)")
-    p.add_argument("--ip-node-limit", type=int, default=argparse.SUPPRESS,
+    p.add_argument("--ip-node-limit", type=int, default=unset,
                    help="node limit of the restricted master IP (deterministic)")
-    p.add_argument("--bound-node-limit", type=int, default=argparse.SUPPRESS,
+    p.add_argument("--bound-node-limit", type=int, default=unset,
                    help="nodes of each pricing call that strengthens the certified bound during "
                         f"column generation (deterministic; default {DEFAULT_BOUND_NODE_LIMIT})")
-    p.add_argument("--final-bound-node-limit", type=int, default=argparse.SUPPRESS,
+    p.add_argument("--final-bound-node-limit", type=int, default=unset,
                    help="nodes in all of the last bound search, when pricing finds no clause "
                         f"(deterministic; default {DEFAULT_FINAL_BOUND_NODE_LIMIT}; e.g. "
                         "100000000 to certify more)")
@@ -77,12 +78,12 @@ def add_parser(sub) -> None:
                    help="after the fit, unless it is proven optimal, raise its bound with this "
                         "many more branch-and-bound nodes at its last duals (strengthen_bound)")
     add_memory_argument(p)
-    p.add_argument("--no-close-gap", dest="close_gap", action="store_false", default=argparse.SUPPRESS,
+    p.add_argument("--no-close-gap", dest="close_gap", action="store_false", default=unset,
                    help="skip the reduced-cost enumeration that closes the integrality gap")
-    p.add_argument("--gap-max-columns", dest="close_gap_max_columns", type=int, default=argparse.SUPPRESS,
+    p.add_argument("--gap-max-columns", dest="close_gap_max_columns", type=int, default=unset,
                    help="most clauses that enumeration may hold (default "
                         f"{DEFAULT_CLOSE_GAP_MAX_COLUMNS}; e.g. 100000 to certify more)")
-    p.add_argument("--gap-node-limit", dest="close_gap_node_limit", type=int, default=argparse.SUPPRESS,
+    p.add_argument("--gap-node-limit", dest="close_gap_node_limit", type=int, default=unset,
                    help="branch-and-bound nodes of that enumeration in all (deterministic; "
                         f"default {DEFAULT_CLOSE_GAP_NODE_LIMIT})")
     p.add_argument("--gap-ladder-after-cap", action="store_true",
@@ -104,17 +105,18 @@ def add_parser(sub) -> None:
     p.set_defaults(func=run)
 
 
+LIMITS = ("pricing", "time_limit", "pricing_time_limit", "max_iter", "pricing_deterministic_time",
+          "bnb_node_limit", "ip_node_limit", "bound_search_steps", "bound_node_limit",
+          "final_bound_node_limit", "close_gap", "close_gap_max_columns", "close_gap_node_limit")
+"""The estimator parameters ``--certify`` presets.  Their options are absent from the parsed
+namespace unless given, so that one given explicitly wins over the preset."""
+
+
 def limit_defaults() -> dict:
-    """The options ``--certify`` presets, with their defaults without it (an option left out
-    of the command line is absent from its namespace, so that one given explicitly wins)."""
-    from ..limits import (DEFAULT_BOUND_NODE_LIMIT, DEFAULT_CLOSE_GAP_MAX_COLUMNS,
-                          DEFAULT_CLOSE_GAP_NODE_LIMIT, DEFAULT_FINAL_BOUND_NODE_LIMIT)
-    return {"pricing": "auto", "time_limit": None, "pricing_time_limit": 30.0, "max_iter": None,
-            "pricing_deterministic_time": None, "bnb_node_limit": None, "ip_node_limit": None,
-            "bound_search_steps": 3, "bound_node_limit": DEFAULT_BOUND_NODE_LIMIT,
-            "final_bound_node_limit": DEFAULT_FINAL_BOUND_NODE_LIMIT, "close_gap": True,
-            "close_gap_max_columns": DEFAULT_CLOSE_GAP_MAX_COLUMNS,
-            "close_gap_node_limit": DEFAULT_CLOSE_GAP_NODE_LIMIT}
+    """Those parameters without ``--certify``: the estimator's defaults."""
+    from ..estimators.brcg import BooleanRuleCGClassifier
+    defaults = BooleanRuleCGClassifier().get_params()
+    return {k: defaults[k] for k in LIMITS}
 
 
 def fit_limits(args, rows: int) -> dict:
