@@ -317,6 +317,9 @@ def test_certify_presets_counted_limits_sized_to_the_data_and_explicit_options_w
     assert mine == {**got, "max_iter": 3, "close_gap": False}
     assert brcg.fit_limits(parser.parse_args(base), 40) == brcg.limit_defaults()
     assert certification_options(45_211)["bnb_node_limit"] == int(1e8 * 2000 / 45_211)
+    assert certification_options(np.int64(45_211)) == certification_options(45_211)
+    with pytest.raises(ValueError, match="rows must be an integer >= 1"):
+        certification_options(0)
     args = parser.parse_args(base + ["--certify", "--json"])
     assert args.func(args) == 0
     cert = json.loads(capsys.readouterr().out)["certificate"]

@@ -11,6 +11,8 @@ scaled down on larger data (still counts, never the clock).  The estimators take
 """
 from __future__ import annotations
 
+from numbers import Integral
+
 ROWS_PER_BUDGET = 2000
 """Node budgets are per this many rows (``experiments/brcg_bounds.py``'s unit)."""
 MIN_NODES = 1000
@@ -20,9 +22,9 @@ MIN_NODES = 1000
 def scaled_nodes(nodes: int, rows: int) -> int:
     """``nodes`` per :data:`ROWS_PER_BUDGET` rows on data of ``rows`` rows (at least
     :data:`MIN_NODES`; never more than ``nodes``)."""
-    if isinstance(rows, bool) or not isinstance(rows, int) or rows < 1:
+    if isinstance(rows, bool) or not isinstance(rows, Integral) or rows < 1:
         raise ValueError(f"rows must be an integer >= 1, got {rows!r}")
-    return max(MIN_NODES, int(nodes * min(1.0, ROWS_PER_BUDGET / rows)))
+    return max(MIN_NODES, int(nodes * min(1.0, ROWS_PER_BUDGET / int(rows))))
 
 
 def certification_options(rows: int, *, max_iter: int = 100, bnb_nodes: int = 100_000_000,
