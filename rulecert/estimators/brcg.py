@@ -13,8 +13,9 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 
 from ..limits import (DEFAULT_BOUND_NODE_LIMIT, DEFAULT_CLOSE_GAP_MAX_COLUMNS,
-                      DEFAULT_CLOSE_GAP_NODE_LIMIT, DEFAULT_FINAL_BOUND_NODE_LIMIT, DEFAULT_MEMORY_LIMIT_MB,
-                      DEFAULT_SEED, DEFAULT_TIME_LIMIT, Deadline, check_time_limit)
+                      DEFAULT_CLOSE_GAP_NODE_LIMIT, DEFAULT_FINAL_BOUND_NODE_LIMIT,
+                      DEFAULT_MEMORY_LIMIT_MB, DEFAULT_SEED, DEFAULT_TIME_LIMIT, Deadline,
+                      check_time_limit)
 from ..models.ruleset import check_complexity_bound
 from ._base import WATCH_CONSTRAINTS, BinaryRuleClassifier, FitInterruptedWarning, interruptible
 
@@ -98,7 +99,8 @@ class BooleanRuleCGClassifier(BinaryRuleClassifier):
         Enumerate every clause that could enter a better solution and re-solve the IP.
     close_gap_max_columns : int >= 1
         Most clauses that enumeration may hold (default 10,000); raise it to certify more
-        (``experiments/brcg_bounds.py`` uses 100,000).
+        (``rulecert.mipmodels.colgen.certification_options(len(X))`` gives 100,000 and the
+        other counted limits of a certification run, as keyword arguments).
     close_gap_node_limit : int >= 1 or None
         Branch-and-bound nodes of gap closing in all (deterministic; default 10^8).
     close_gap_ladder_after_cap : bool

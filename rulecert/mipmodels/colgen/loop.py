@@ -187,9 +187,10 @@ class ColGenOptions:
     close_gap: bool = True
     close_gap_max_columns: int = DEFAULT_CLOSE_GAP_MAX_COLUMNS
     """Most clauses gap closing enumerates; an enumeration that reaches it does not close the
-    gap (what it still proves: the module doc's gap closing).  Enumerating and adding cost about 75 us per clause (measured: 67,000
-    clauses took 5 s), time that a wall-clock limit does not interrupt, so the default is
-    small; raise it for certification runs (``brcg_table.py --certify`` uses 100,000)."""
+    gap (what it still proves: the module doc's gap closing).  Enumerating and adding cost
+    about 75 us per clause (measured: 67,000 clauses took 5 s), time that a wall-clock limit
+    does not interrupt, so the default is small; certification runs raise it
+    (:func:`.presets.certification_options`: 100,000)."""
     close_gap_node_limit: int | None = DEFAULT_CLOSE_GAP_NODE_LIMIT
     """Branch-and-bound nodes of gap closing's enumerations in all (the whole threshold, then
     the ladder); None: no limit."""
@@ -198,8 +199,10 @@ class ColGenOptions:
     enumeration reached ``close_gap_max_columns``, not only when its node limit stopped it.
     Off by default: small fits reach the cap within tens of thousands of nodes and the ladder
     would then spend up to the rest of ``close_gap_node_limit`` on each (the runner tests'
-    small protocol fits 50 s slower in all); certification runs turn it on
-    (``brcg_bounds.py --ladder-after-cap``)."""
+    small protocol fits 50 s slower in all).  A certification run that can spend the time
+    turns it on (``brcg_bounds.py --ladder-after-cap``, ``rulecert brcg
+    --gap-ladder-after-cap``; measured there: ILPD at C = 10 124 -> 126 in 242 s, pima at
+    C = 20 114 -> 115 in 212 s); :func:`.presets.certification_options` leaves it off."""
     local_search: bool = True
     """Improve the restricted IP's greedy start by local search (``localsearch.py``)."""
     ip_time_fraction: float = 0.25
