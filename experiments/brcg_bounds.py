@@ -79,6 +79,7 @@ def limits(args, rows: int, variant: str) -> dict:
     from rulecert.mipmodels.colgen import certification_options
     kw = certification_options(rows, max_iter=args.max_iter, bnb_nodes=args.bnb_nodes,
                                ip_nodes=args.ip_nodes, gap_columns=args.gap_columns,
+                               gap_nodes=args.gap_nodes,
                                bound_nodes=args.bound_nodes,
                                final_bound_nodes=args.final_bound_nodes)
     kw.update(pricing=args.pricing, seed=args.seed, empty_clause=args.empty_clause,
@@ -242,6 +243,8 @@ def main(argv=None):
                     help="D, literals per clause (default C - 1)")
     ap.add_argument("--gap-columns", type=int, default=100_000,
                     help="most clauses gap closing may enumerate")
+    ap.add_argument("--gap-nodes", type=int, default=None,
+                    help="gap closing's nodes in all per 2000 rows (default: --bnb-nodes)")
     ap.add_argument("--ladder-after-cap", action="store_true",
                     help="gap closing climbs its ladder also when the whole enumeration "
                          "reached --gap-columns (close_gap_ladder_after_cap)")

@@ -29,19 +29,22 @@ def scaled_nodes(nodes: int, rows: int) -> int:
 
 def certification_options(rows: int, *, max_iter: int = 100, bnb_nodes: int = 100_000_000,
                           ip_nodes: int = 500, gap_columns: int = 100_000,
+                          gap_nodes: int | None = None,
                           bound_nodes: int = 1_000_000,
                           final_bound_nodes: int = 100_000_000) -> dict:
     """The column-generation limits of a certification run on ``rows`` rows (node counts
     per :data:`ROWS_PER_BUDGET` rows): ``max_iter`` iterations, branch-and-bound pricing of
-    ``bnb_nodes`` nodes per call (gap closing gets as many in all), ``ip_nodes`` restricted-IP
-    nodes, gap closing up to ``gap_columns`` clauses, the per-iteration bound search at
-    ``bound_nodes`` per call and the last one at ``final_bound_nodes`` in all.  Measured with
+    ``bnb_nodes`` nodes per call, ``ip_nodes`` restricted-IP nodes, gap closing up to
+    ``gap_columns`` clauses with ``gap_nodes`` nodes in all (default: ``bnb_nodes``), the
+    per-iteration bound search at ``bound_nodes`` per call and the last one at
+    ``final_bound_nodes`` in all.  Measured with
     these defaults on 2 workers (``experiments/brcg_bounds.py``): pima at C = 10, 165 / 154
     in 215 s."""
     bnb = scaled_nodes(bnb_nodes, rows)
     return dict(max_iter=max_iter, pricing="bnb", bnb_node_limit=bnb, time_limit=None,
                 pricing_time_limit=None, pricing_deterministic_time=5.0,
                 ip_node_limit=ip_nodes, close_gap=True, close_gap_max_columns=gap_columns,
-                close_gap_node_limit=bnb, bound_search_steps=3,
+                close_gap_node_limit=bnb if gap_nodes is None else scaled_nodes(gap_nodes, rows),
+                bound_search_steps=3,
                 bound_node_limit=scaled_nodes(bound_nodes, rows),
                 final_bound_node_limit=scaled_nodes(final_bound_nodes, rows))
