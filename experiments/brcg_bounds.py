@@ -12,8 +12,9 @@ as in brcg_table.py, with the *same* deterministic limits for both variants:
   pricing's branch-and-bound with the exclusion bound, ``pricing/bnb.py``).
 
 The default limits (``rulecert.mipmodels.colgen.certification_options``, which
-``rulecert brcg --certify`` uses too: 100 iterations, 10^8 branch-and-bound nodes per pricing
-call per 2000 rows, 500 restricted-IP nodes, gap closing up to 100,000 clauses; the bound's
+``rulecert brcg --certify`` uses too: 100 iterations, 3 x 10^7 branch-and-bound nodes per
+pricing call per 2000 rows, 500 restricted-IP nodes, gap closing up to 100,000 clauses with
+10^8 nodes; the bound's
 search: 3 complexity duals per iteration at 10^6 nodes each, and where pricing finds no clause
 a last search, a descent in the dual, of ``--final-bound-nodes`` = 10^8 nodes in all, all per
 2000 rows) let the exact pricing *prove* the LP optimal where that is affordable: the bound is then the LP bound
@@ -50,6 +51,7 @@ bound 0 -> 9 with 10^8 nodes, 128 s on top of the fit's 116 s.
 from __future__ import annotations
 
 import argparse
+import collections
 import json
 import os
 import subprocess
@@ -209,19 +211,33 @@ def print_times(rows, file=None):
               file=file)
 
 
+def certify_defaults() -> dict:
+    """The defaults of ``certification_options`` (defined once, there); none in the worker of
+    ``--today-src``, whose older checkout may lack it and whose limits come as JSON."""
+    import inspect
+    try:
+        from rulecert.mipmodels.colgen import certification_options
+    except ImportError:
+        return collections.defaultdict(lambda: None)
+    return {k: p.default for k, p in inspect.signature(certification_options).parameters.items()}
+
+
 def main(argv=None):
+    CERTIFY = certify_defaults()
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--datasets", nargs="+", default=ALL, choices=CHOICES)
     ap.add_argument("--C", type=int, nargs="+", default=[10, 20])
-    ap.add_argument("--max-iter", type=int, default=100, help="column-generation iterations")
+    ap.add_argument("--max-iter", type=int, default=CERTIFY["max_iter"],
+                    help="column-generation iterations")
     ap.add_argument("--pricing", default="bnb")
-    ap.add_argument("--bnb-nodes", type=int, default=100_000_000,
-                    help="node limit of each branch-and-bound pricing call (and gap closing)")
-    ap.add_argument("--ip-nodes", type=int, default=500, help="restricted-IP node limit")
+    ap.add_argument("--bnb-nodes", type=int, default=CERTIFY["bnb_nodes"],
+                    help="node limit of each branch-and-bound pricing call")
+    ap.add_argument("--ip-nodes", type=int, default=CERTIFY["ip_nodes"],
+                    help="restricted-IP node limit")
     ap.add_argument("--bound-steps", type=int, default=3)
-    ap.add_argument("--bound-nodes", type=int, default=1_000_000)
-    ap.add_argument("--final-bound-nodes", type=int, default=100_000_000,
+    ap.add_argument("--bound-nodes", type=int, default=CERTIFY["bound_nodes"])
+    ap.add_argument("--final-bound-nodes", type=int, default=CERTIFY["final_bound_nodes"],
                     help="nodes per 2000 rows of the last bound search in all (when pricing "
                          "found no clause)")
     ap.add_argument("--strengthen", type=int, default=None,
@@ -241,10 +257,10 @@ def main(argv=None):
                     help="clauses of >= 1 literal only (default: the empty clause is admitted)")
     ap.add_argument("--max-clause-length", type=int, default=None,
                     help="D, literals per clause (default C - 1)")
-    ap.add_argument("--gap-columns", type=int, default=100_000,
+    ap.add_argument("--gap-columns", type=int, default=CERTIFY["gap_columns"],
                     help="most clauses gap closing may enumerate")
-    ap.add_argument("--gap-nodes", type=int, default=None,
-                    help="gap closing's nodes in all per 2000 rows (default: --bnb-nodes)")
+    ap.add_argument("--gap-nodes", type=int, default=CERTIFY["gap_nodes"],
+                    help="gap closing's nodes in all per 2000 rows")
     ap.add_argument("--ladder-after-cap", action="store_true",
                     help="gap closing climbs its ladder also when the whole enumeration "
                          "reached --gap-columns (close_gap_ladder_after_cap)")

@@ -316,11 +316,12 @@ def test_certify_presets_counted_limits_sized_to_the_data_and_explicit_options_w
                                                      "--no-close-gap"]), 40)
     assert mine == {**got, "max_iter": 3, "close_gap": False}
     assert brcg.fit_limits(parser.parse_args(base), 40) == brcg.limit_defaults()
-    assert certification_options(45_211)["bnb_node_limit"] == int(1e8 * 2000 / 45_211)
+    big = certification_options(45_211)
+    assert (big["bnb_node_limit"], big["close_gap_node_limit"]) == \
+        (int(3e7 * 2000 / 45_211), int(1e8 * 2000 / 45_211))
     assert certification_options(np.int64(45_211)) == certification_options(45_211)
     split = certification_options(768, bnb_nodes=30_000_000, gap_nodes=100_000_000)
     assert (split["bnb_node_limit"], split["close_gap_node_limit"]) == (30_000_000, 100_000_000)
-    assert certification_options(768, bnb_nodes=30_000_000)["close_gap_node_limit"] == 30_000_000
     with pytest.raises(ValueError, match="rows must be an integer >= 1"):
         certification_options(0)
     args = parser.parse_args(base + ["--certify", "--json"])
