@@ -14,11 +14,10 @@ as in brcg_table.py, with the *same* deterministic limits for both variants:
 The default limits (``rulecert.mipmodels.colgen.certification_options``, which
 ``rulecert brcg --certify`` uses too: 100 iterations, 3 x 10^7 branch-and-bound nodes per
 pricing call per 2000 rows, 500 restricted-IP nodes, gap closing up to 100,000 clauses with
-10^8 nodes; the bound's
-search: 3 complexity duals per iteration at 10^6 nodes each, and where pricing finds no clause
-a last search, a descent in the dual, of ``--final-bound-nodes`` = 10^8 nodes in all, all per
-2000 rows) let the exact pricing *prove* the LP optimal where that is affordable: the bound is then the LP bound
-and gap closing can make it the optimum.  The column "iterations, stop" says whether that last
+10^8 nodes; the bound's search: 3 complexity duals per iteration at 10^6 nodes each, and where
+pricing finds no clause a last search, a descent in the dual, of ``--final-bound-nodes`` =
+10^8 nodes in all, all per 2000 rows) let the exact pricing *prove* the LP optimal where that
+is affordable: the bound is then the LP bound and gap closing can make it the optimum.  The column "iterations, stop" says whether that last
 search ran (``pricing exhausted``) or ``max_iter`` came first (no last search: the bound is the
 per-iteration searches').  The last column is the last restricted LP's value, at least the
 LP optimum: neither the LP bound nor the Lagrangian bound normalised by complexity can
@@ -70,7 +69,7 @@ assert set(ALL) == set(DATASETS) - {"liver_selector"} | {"bank_full"}
 CHOICES = ALL + ["liver_selector"]
 
 
-BOUND_FIELDS = ("bound_search_steps", "bound_node_limit", "final_bound_node_limit")
+BOUND_FIELDS = ("bound_node_limit", "final_bound_node_limit")
 """The new bound's limits: today's code runs with its own (or with the bound off)."""
 
 

@@ -106,7 +106,7 @@ def add_parser(sub) -> None:
 
 
 LIMITS = ("pricing", "time_limit", "pricing_time_limit", "max_iter", "pricing_deterministic_time",
-          "bnb_node_limit", "ip_node_limit", "bound_search_steps", "bound_node_limit",
+          "bnb_node_limit", "ip_node_limit", "bound_node_limit",
           "final_bound_node_limit", "close_gap", "close_gap_max_columns", "close_gap_node_limit")
 """The estimator parameters ``--certify`` presets.  Their options are absent from the parsed
 namespace unless given, so that one given explicitly wins over the preset."""

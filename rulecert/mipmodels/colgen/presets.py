@@ -49,6 +49,5 @@ def certification_options(rows: int, *, max_iter: int = 100, bnb_nodes: int = 30
                 pricing_time_limit=None, pricing_deterministic_time=5.0,
                 ip_node_limit=ip_nodes, close_gap=True, close_gap_max_columns=gap_columns,
                 close_gap_node_limit=scaled_nodes(gap_nodes, rows),
-                bound_search_steps=3,
                 bound_node_limit=scaled_nodes(bound_nodes, rows),
                 final_bound_node_limit=scaled_nodes(final_bound_nodes, rows))
