@@ -35,17 +35,19 @@ table, are the only figures that differ).
 
     python experiments/brcg_bounds.py --no-today --out bounds.json     # the issue's table
     python experiments/brcg_bounds.py --no-today --workers 2 --out bounds.json   # on 2 cores
-    python experiments/brcg_bounds.py --no-today --workers 2 --strengthen 100000000 \
-        --out bounds.json             # and the max_iter-stopped fits' bounds raised
+    python experiments/brcg_bounds.py --no-today --workers 2 --strengthen 0 \
+        --out bounds.json             # without strengthen_bound's column
     python experiments/brcg_bounds.py --today-src /tmp/rulecert_main --out bounds.json
     python experiments/brcg_bounds.py --datasets liver --C 5 --max-iter 5    # a quick look
-    python experiments/brcg_bounds.py --no-today --datasets ionosphere --C 10 --strengthen 100000000
+    python experiments/brcg_bounds.py --no-today --datasets ionosphere --C 10 --strengthen 400000000
 
 ``--strengthen N`` then raises the bound of each fit that is not proven optimal by
 ``strengthen_bound``: N nodes per 2000 rows of the complexity-dual descent at the fit's last
 duals, in a column of its own.  A fit whose pricing came up empty ran that descent already
-with ``--final-bound-nodes``; ``strengthen_bound`` skips it unless N is larger (``-``).  Ionosphere at C = 10 (100 iterations, 2 workers):
-bound 0 -> 9 with 10^8 nodes, 128 s on top of the fit's 116 s.
+with ``--final-bound-nodes``; ``strengthen_bound`` skips it unless N is larger (``-``).  The
+default N is ``--final-bound-nodes``' (as ``rulecert brcg --certify``): only the fits that
+``max_iter`` stopped before their last search get it.  Ionosphere at C = 10 (100 iterations,
+2 workers): bound 0 -> 9 with 10^8 nodes, 128 s on top of the fit's 116 s.
 """
 from __future__ import annotations
 
@@ -239,10 +241,11 @@ def main(argv=None):
     ap.add_argument("--final-bound-nodes", type=int, default=CERTIFY["final_bound_nodes"],
                     help="nodes per 2000 rows of the last bound search in all (when pricing "
                          "found no clause)")
-    ap.add_argument("--strengthen", type=int, default=None,
+    ap.add_argument("--strengthen", type=int, default=CERTIFY["final_bound_nodes"],
                     help="then spend this many nodes per 2000 rows on strengthen_bound at the "
                          "fit's last duals (a column of its own; fits whose own last search ran "
-                         "only when this exceeds --final-bound-nodes)")
+                         "only when this exceeds --final-bound-nodes; default: the last "
+                         "search's budget, as `rulecert brcg --certify`; 0: none)")
     ap.add_argument("--smoothing", type=float, default=0.0)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--workers", type=int, default=1,
@@ -280,7 +283,7 @@ def main(argv=None):
         return
     print(f"Limits (deterministic, seed {args.seed}): {args.max_iter} column-generation "
           f"iterations, {args.bnb_nodes} nodes per 2000 rows per branch-and-bound pricing call "
-          f"(and gap closing), {args.ip_nodes} restricted-IP nodes; new bound: "
+          f"({args.gap_nodes} in gap closing), {args.ip_nodes} restricted-IP nodes; new bound: "
           f"{args.bound_steps} complexity duals per iteration, {args.bound_nodes} nodes per 2000 "
           f"rows each ({args.final_bound_nodes} in all in the last search), smoothing "
           f"{args.smoothing}, {args.workers} worker(s).  Today's code: "

@@ -329,3 +329,38 @@ def test_certify_presets_counted_limits_sized_to_the_data_and_explicit_options_w
     cert = json.loads(capsys.readouterr().out)["certificate"]
     _, opt = brute_force_ruleset(X, y, 9, 4)
     assert cert["proven_optimal"] and cert["objective"] == opt
+
+
+def test_certify_strengthens_a_fit_that_max_iter_stopped_before_its_last_search(tmp_path, capsys):
+    """``--certify`` gives a fit that ``max_iter`` stopped before its last bound search that
+    search's budget (``--final-bound-node-limit``'s) through ``strengthen_bound``: the bound
+    never falls and never passes brute force; ``--strengthen-nodes`` wins over that budget,
+    and without ``--certify`` nothing is strengthened."""
+    from rulecert.cli import brcg
+    from rulecert.mipmodels.colgen import certification_options
+    from test_colgen import _instance
+    X, y = _instance(401, n=40, d=9, noise=0.3)
+    path = tmp_path / "tiny.csv"
+    pd.DataFrame(X.astype(int), columns=[f"f{j}" for j in range(9)]).assign(target=y) \
+        .to_csv(path, index=False)
+    parser = argparse.ArgumentParser()
+    brcg.add_parser(parser.add_subparsers(dest="command"))
+    base = ["brcg", "--data", str(path), "--C", "9", "--D", "4", "--max-iter", "1",
+            "--no-close-gap", "--json"]
+    _, opt = brute_force_ruleset(X, y, 9, 4)
+
+    def certificate(*extra):
+        args = parser.parse_args(base + list(extra))
+        args.func(args)
+        return json.loads(capsys.readouterr().out)["certificate"]
+
+    plain = certificate()
+    assert plain["stats"]["stop_reason"] == "max_iter" and not plain["proven_optimal"]
+    assert "bound_strengthening" not in plain["stats"]
+    cert = certificate("--certify")
+    done = cert["stats"]["bound_strengthening"]
+    assert cert["stats"]["stop_reason"] == "max_iter" and not done.get("skipped")
+    assert done["node_budget"] == certification_options(40)["final_bound_node_limit"]
+    assert done["bound_before"] <= cert["lower_bound"] <= opt + 1e-9
+    assert certificate("--certify", "--strengthen-nodes", "3000")[
+        "stats"]["bound_strengthening"]["node_budget"] == 3000

@@ -52,7 +52,9 @@ def add_parser(sub) -> None:
                    help="a certification run: counted limits sized to the data "
                         "(rulecert.mipmodels.colgen.certification_options: exact "
                         "branch-and-bound pricing, no clock, large node budgets, gap closing "
-                        "up to 100000 clauses); the limit options given explicitly win")
+                        "up to 100000 clauses; a fit that max_iter stopped before the last "
+                        "bound search gets that search's nodes from strengthen_bound); the "
+                        "limit options given explicitly win")
     p.add_argument("--time-limit", type=float, default=unset,
                    help="seconds for the whole fit (with several --C: including the CV)")
     p.add_argument("--pricing-time-limit", type=seconds_or_none, default=unset,
@@ -76,7 +78,8 @@ def add_parser(sub) -> None:
                         "100000000 to certify more)")
     p.add_argument("--strengthen-nodes", type=int, default=None,
                    help="after the fit, unless it is proven optimal, raise its bound with this "
-                        "many more branch-and-bound nodes at its last duals (strengthen_bound)")
+                        "many more branch-and-bound nodes at its last duals (strengthen_bound; "
+                        "with --certify, default --final-bound-node-limit's)")
     add_memory_argument(p)
     p.add_argument("--no-close-gap", dest="close_gap", action="store_false", default=unset,
                    help="skip the reduced-cost enumeration that closes the integrality gap")
@@ -196,6 +199,11 @@ def run(args) -> int:
                   **fit_limits(args, len(y)),
                   workers=args.workers)
     check_count_limit(args.strengthen_nodes, "--strengthen-nodes")   # before any work
+    strengthen = args.strengthen_nodes
+    if strengthen is None and args.certify:
+        # the last search's budget: skipped where that search ran (pricing came up empty),
+        # spent at the last duals of a fit that max_iter stopped before it
+        strengthen = common["final_bound_node_limit"]
     check_count_limit(args.workers, "--workers", allow_none=False)
     grid = list(args.complexity_bound)
     est = BooleanRuleCGCV if len(grid) > 1 else BooleanRuleCGClassifier
@@ -207,9 +215,9 @@ def run(args) -> int:
         clf = BooleanRuleCGClassifier(complexity_bound=grid[0], **common)
     frame = pd.DataFrame(Xb.astype(np.int8), columns=names)
     clf.fit(frame, y)
-    if args.strengthen_nodes is not None and not clf.certificate_.proven_optimal \
+    if strengthen is not None and not clf.certificate_.proven_optimal \
             and not interrupted(clf.certificate_):
-        clf.strengthen_bound(frame, y, args.strengthen_nodes)
+        clf.strengthen_bound(frame, y, strengthen)
     ruleset, cert = clf.ruleset_, clf.certificate_
     C = getattr(clf, "complexity_bound_", grid[0])
     cv = getattr(clf, "cv_results_", None)
