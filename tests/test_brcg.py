@@ -292,6 +292,20 @@ def test_gap_closing_limits_reach_the_solve_from_the_estimators_and_the_command(
         solve(RuleProblem.from_matrix(X, y), complexity_bound=8, close_gap_node_limit=-1)
 
 
+def _tiny_brcg_command(tmp_path, seed, noise):
+    """A tiny instance (40 rows, 9 features) as a CSV, a parser of ``rulecert brcg`` and the
+    command's arguments on it (C = 9, D = 4)."""
+    from rulecert.cli import brcg
+    from test_colgen import _instance
+    X, y = _instance(seed, n=40, d=9, noise=noise)
+    path = tmp_path / "tiny.csv"
+    pd.DataFrame(X.astype(int), columns=[f"f{j}" for j in range(9)]).assign(target=y) \
+        .to_csv(path, index=False)
+    parser = argparse.ArgumentParser()
+    brcg.add_parser(parser.add_subparsers(dest="command"))
+    return X, y, parser, ["brcg", "--data", str(path), "--C", "9", "--D", "4"]
+
+
 def test_certify_presets_counted_limits_sized_to_the_data_and_explicit_options_win(tmp_path, capsys):
     """``rulecert brcg --certify`` fits with ``certification_options`` on the data's rows (no
     clock, exact branch-and-bound pricing, large budgets), an option given on the command
@@ -299,14 +313,7 @@ def test_certify_presets_counted_limits_sized_to_the_data_and_explicit_options_w
     fit of a tiny instance is its brute-force optimum."""
     from rulecert.cli import brcg
     from rulecert.mipmodels.colgen import certification_options
-    from test_colgen import _instance
-    X, y = _instance(400, n=40, d=9, noise=0.25)
-    path = tmp_path / "tiny.csv"
-    pd.DataFrame(X.astype(int), columns=[f"f{j}" for j in range(9)]).assign(target=y) \
-        .to_csv(path, index=False)
-    parser = argparse.ArgumentParser()
-    brcg.add_parser(parser.add_subparsers(dest="command"))
-    base = ["brcg", "--data", str(path), "--C", "9", "--D", "4"]
+    X, y, parser, base = _tiny_brcg_command(tmp_path, 400, noise=0.25)
     preset = certification_options(40)
     got = brcg.fit_limits(parser.parse_args(base + ["--certify"]), 40)
     assert got == {k: preset.get(k, v) for k, v in brcg.limit_defaults().items()}
@@ -336,17 +343,9 @@ def test_certify_strengthens_a_fit_that_max_iter_stopped_before_its_last_search(
     search's budget (``--final-bound-node-limit``'s) through ``strengthen_bound``: the bound
     never falls and never passes brute force; ``--strengthen-nodes`` wins over that budget,
     and without ``--certify`` nothing is strengthened."""
-    from rulecert.cli import brcg
     from rulecert.mipmodels.colgen import certification_options
-    from test_colgen import _instance
-    X, y = _instance(401, n=40, d=9, noise=0.3)
-    path = tmp_path / "tiny.csv"
-    pd.DataFrame(X.astype(int), columns=[f"f{j}" for j in range(9)]).assign(target=y) \
-        .to_csv(path, index=False)
-    parser = argparse.ArgumentParser()
-    brcg.add_parser(parser.add_subparsers(dest="command"))
-    base = ["brcg", "--data", str(path), "--C", "9", "--D", "4", "--max-iter", "1",
-            "--no-close-gap", "--json"]
+    X, y, parser, base = _tiny_brcg_command(tmp_path, 401, noise=0.3)
+    base += ["--max-iter", "1", "--no-close-gap", "--json"]
     _, opt = brute_force_ruleset(X, y, 9, 4)
 
     def certificate(*extra):
