@@ -363,3 +363,9 @@ def test_certify_strengthens_a_fit_that_max_iter_stopped_before_its_last_search(
     assert done["bound_before"] <= cert["lower_bound"] <= opt + 1e-9
     assert certificate("--certify", "--strengthen-nodes", "3000")[
         "stats"]["bound_strengthening"]["node_budget"] == 3000
+    # a time limit that stops the fit before its first pricing call leaves no duals to search
+    # at: the command still prints its result and says why nothing was strengthened
+    early = certificate("--certify", "--time-limit", "1e-9")
+    assert early["stats"]["pricing_log"] == [] and not early["proven_optimal"]
+    assert early["stats"]["bound_strengthening"]["skipped"].startswith(
+        "the fit stopped before its first pricing call")

@@ -217,7 +217,14 @@ def run(args) -> int:
     clf.fit(frame, y)
     if strengthen is not None and not clf.certificate_.proven_optimal \
             and not interrupted(clf.certificate_):
-        clf.strengthen_bound(frame, y, strengthen)
+        if getattr(clf, "_bound_state", None) is None:
+            # a time limit stopped the fit before its first pricing call: no duals to search
+            # at (strengthen_bound would refuse); say so instead of losing the printed result
+            clf.certificate_.stats["bound_strengthening"] = {
+                "node_budget": strengthen, "nodes": 0, "skipped": "the fit stopped before its "
+                "first pricing call: there are no duals to search at"}
+        else:
+            clf.strengthen_bound(frame, y, strengthen)
     ruleset, cert = clf.ruleset_, clf.certificate_
     C = getattr(clf, "complexity_bound_", grid[0])
     cv = getattr(clf, "cv_results_", None)
