@@ -89,6 +89,11 @@ def add_parser(sub) -> None:
     p.add_argument("--gap-node-limit", dest="close_gap_node_limit", type=int, default=unset,
                    help="branch-and-bound nodes of that enumeration in all (deterministic; "
                         f"default {DEFAULT_CLOSE_GAP_NODE_LIMIT})")
+    p.add_argument("--dive", action=argparse.BooleanOptionalAction, default=unset,
+                   help="after column generation, a column-generation dive (fix the largest "
+                        "fractional column, price again, until the LP is integral) whose rule "
+                        "set and columns the restricted IP starts from; a primal heuristic "
+                        "(default off; on with --certify)")
     p.add_argument("--gap-ladder-after-cap", action="store_true",
                    help="when the enumeration reaches --gap-max-columns, still prove what "
                         "lower thresholds can (close_gap_ladder_after_cap)")
@@ -110,7 +115,8 @@ def add_parser(sub) -> None:
 
 LIMITS = ("pricing", "time_limit", "pricing_time_limit", "max_iter", "pricing_deterministic_time",
           "bnb_node_limit", "ip_node_limit", "bound_node_limit",
-          "final_bound_node_limit", "close_gap", "close_gap_max_columns", "close_gap_node_limit")
+          "final_bound_node_limit", "close_gap", "close_gap_max_columns", "close_gap_node_limit",
+          "dive")
 """The estimator parameters ``--certify`` presets.  Their options are absent from the parsed
 namespace unless given, so that one given explicitly wins over the preset."""
 

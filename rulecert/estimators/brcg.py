@@ -107,6 +107,13 @@ class BooleanRuleCGClassifier(BinaryRuleClassifier):
         When the enumeration reaches ``close_gap_max_columns``, still prove what lower
         thresholds can (gap closing's ladder; ``ColGenOptions``); off by default, for
         certification runs.
+    dive : bool
+        After column generation, a column-generation dive (fix the largest fractional column
+        to 1, price again, until the LP solution is integral): a primal heuristic whose rule
+        set and columns the restricted IP starts from (``ColGenOptions.dive``); off by
+        default, on in ``certification_options``.
+    dive_iterations : int >= 0
+        Pricing rounds of the dive after each fixing, at most (default 20).
     sample_rows, max_nonzeros : randomized pricing thresholds for large data.
     workers : int
         Threads of the branch-and-bound searches (deterministic for a given number) and of
@@ -162,6 +169,8 @@ class BooleanRuleCGClassifier(BinaryRuleClassifier):
         "close_gap_max_columns": [Interval(Integral, 1, None, closed="left")],
         "close_gap_node_limit": [None, Interval(Integral, 1, None, closed="left")],
         "close_gap_ladder_after_cap": ["boolean"],
+        "dive": ["boolean"],
+        "dive_iterations": [Interval(Integral, 0, None, closed="left")],
         "sample_rows": [None, Interval(Integral, 1, None, closed="left")],
         "max_nonzeros": [None, Interval(Integral, 1, None, closed="left")],
         "workers": [Interval(Integral, 1, None, closed="left")],
@@ -181,7 +190,8 @@ class BooleanRuleCGClassifier(BinaryRuleClassifier):
                  final_bound_node_limit=DEFAULT_FINAL_BOUND_NODE_LIMIT, columns_per_iter=50, beam_width=5,
                  close_gap=True, close_gap_max_columns=DEFAULT_CLOSE_GAP_MAX_COLUMNS,
                  close_gap_node_limit=DEFAULT_CLOSE_GAP_NODE_LIMIT,
-                 close_gap_ladder_after_cap=False, sample_rows=2000,
+                 close_gap_ladder_after_cap=False, dive=False, dive_iterations=20,
+                 sample_rows=2000,
                  max_nonzeros=100_000, workers=1, warm_start=False,
                  random_state=DEFAULT_SEED, binarizer=None,
                  memory_limit_mb=DEFAULT_MEMORY_LIMIT_MB, verbose=False, callback=None):
@@ -209,6 +219,8 @@ class BooleanRuleCGClassifier(BinaryRuleClassifier):
         self.close_gap_max_columns = close_gap_max_columns
         self.close_gap_node_limit = close_gap_node_limit
         self.close_gap_ladder_after_cap = close_gap_ladder_after_cap
+        self.dive = dive
+        self.dive_iterations = dive_iterations
         self.sample_rows = sample_rows
         self.max_nonzeros = max_nonzeros
         self.workers = workers
@@ -238,6 +250,7 @@ class BooleanRuleCGClassifier(BinaryRuleClassifier):
             close_gap=self.close_gap, close_gap_max_columns=self.close_gap_max_columns,
             close_gap_node_limit=self.close_gap_node_limit,
             close_gap_ladder_after_cap=bool(self.close_gap_ladder_after_cap),
+            dive=bool(self.dive), dive_iterations=self.dive_iterations,
             sample_rows=self.sample_rows,
             max_nonzeros=self.max_nonzeros, workers=self.workers, seed=seed,
             memory_limit_mb=self.memory_limit_mb)
@@ -445,7 +458,8 @@ class BooleanRuleCGCV(BooleanRuleCGClassifier):
                  beam_width=5,
                  close_gap=True, close_gap_max_columns=DEFAULT_CLOSE_GAP_MAX_COLUMNS,
                  close_gap_node_limit=DEFAULT_CLOSE_GAP_NODE_LIMIT,
-                 close_gap_ladder_after_cap=False, sample_rows=2000,
+                 close_gap_ladder_after_cap=False, dive=False, dive_iterations=20,
+                 sample_rows=2000,
                  max_nonzeros=100_000, workers=1, random_state=DEFAULT_SEED, binarizer=None,
                  memory_limit_mb=DEFAULT_MEMORY_LIMIT_MB, verbose=False, callback=None):
         self.complexity_bounds = complexity_bounds
@@ -474,6 +488,8 @@ class BooleanRuleCGCV(BooleanRuleCGClassifier):
         self.close_gap_max_columns = close_gap_max_columns
         self.close_gap_node_limit = close_gap_node_limit
         self.close_gap_ladder_after_cap = close_gap_ladder_after_cap
+        self.dive = dive
+        self.dive_iterations = dive_iterations
         self.sample_rows = sample_rows
         self.max_nonzeros = max_nonzeros
         self.workers = workers

@@ -126,6 +126,16 @@ class RestrictedMaster:
         lam = 0.0 if self.complexity_row is None else max(0.0, -float(duals[self.complexity_row]))
         return res, mu, lam
 
+    def fix_columns(self, columns, lower: float) -> None:
+        """Set the LP lower bound of clause columns ``columns`` (indices among the clauses) to
+        ``lower`` (1: fixed in, for a dive; 0: released)."""
+        if self.is_mip:
+            raise RuntimeError("the master has been switched to an IP")
+        cols = np.asarray(list(columns), dtype=np.int32)
+        if len(cols):
+            self.h.changeColsBounds(len(cols), cols + self.n_pos, np.full(len(cols), float(lower)),
+                                    np.full(len(cols), highspy.kHighsInf))
+
     def clause_values(self, x: np.ndarray) -> np.ndarray:
         return np.asarray(x[self.n_pos:self.n_pos + self.n_columns], dtype=float)
 

@@ -36,7 +36,8 @@ def certification_options(rows: int, *, max_iter: int = 100, bnb_nodes: int = 30
     per :data:`ROWS_PER_BUDGET` rows): ``max_iter`` iterations, branch-and-bound pricing of
     ``bnb_nodes`` nodes per call, ``ip_nodes`` restricted-IP nodes, gap closing up to
     ``gap_columns`` clauses with ``gap_nodes`` nodes in all, the per-iteration bound search at
-    ``bound_nodes`` per call and the last one at ``final_bound_nodes`` in all.
+    ``bound_nodes`` per call and the last one at ``final_bound_nodes`` in all, and the
+    column-generation dive (``ColGenOptions.dive``) before the restricted IP.
 
     Pricing's budget was 10^8 nodes, as gap closing's still is.  Measured on 2 workers
     (``experiments/brcg_bounds.py``, the 9 shared datasets but bank-full at C = 10 and 20):
@@ -50,4 +51,4 @@ def certification_options(rows: int, *, max_iter: int = 100, bnb_nodes: int = 30
                 ip_node_limit=ip_nodes, close_gap=True, close_gap_max_columns=gap_columns,
                 close_gap_node_limit=scaled_nodes(gap_nodes, rows),
                 bound_node_limit=scaled_nodes(bound_nodes, rows),
-                final_bound_node_limit=scaled_nodes(final_bound_nodes, rows))
+                final_bound_node_limit=scaled_nodes(final_bound_nodes, rows), dive=True)

@@ -4,7 +4,8 @@ The restricted master (the clauses generated so far, switched to binary) is solv
 warm-started from the best of (a) a greedy rounding of the LP or a greedy cover, improved by
 local search (:mod:`.localsearch`: add / drop / swap descent and iterated kicks, at most
 ``LOCAL_SEARCH_SHARE`` of the time left), (b) the IP over the LP solution's support alone (a
-small IP given at most half the time left) and (c) the caller's ``initial_solution``.  When
+small IP given at most half the time left), (c) the caller's ``initial_solution`` and (d)
+the rule set of the dive (:mod:`.dive`), when it ran.  When
 the full restricted IP stalls under a time limit, its start is what is returned.
 """
 from __future__ import annotations
@@ -49,7 +50,8 @@ class RestrictedIP:
     start_objective: float
     """The objective of the warm start the IP was given."""
     start: str
-    """Which start won: "greedy", "greedy + local search", "LP support IP", "initial_solution"."""
+    """Which start won: "greedy", "greedy + local search", "LP support IP", "initial_solution",
+    "dive"."""
     result: object | None = None
     """The last HiGHS result (``MipResult``), None when there was no column."""
     bound: float = -math.inf
@@ -88,6 +90,10 @@ def solve_restricted_ip(run, clean) -> RestrictedIP:
             ip.selected, ip.start_objective, ip.start = sel_s, obj_s, "LP support IP"
     if o.initial_solution:
         _try_initial_solution(run, ip, clean)
+    dv = run.dive
+    if dv is not None and dv["selection"] is not None \
+            and dv["objective"] < ip.start_objective - 1e-9:
+        ip.selected, ip.start_objective, ip.start = dv["selection"], dv["objective"], "dive"
     if master.n_columns and not stopped:
         resolve(run, ip, ip.start_objective)
         ip.bound = ip.result.bound
