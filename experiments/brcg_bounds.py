@@ -90,9 +90,9 @@ def limits(args, rows: int, variant: str) -> dict:
               max_clause_length=args.max_clause_length, workers=args.workers)
     if variant == "new":
         kw.update(bound_search_steps=args.bound_steps, smoothing=args.smoothing,
-                  close_gap_ladder_after_cap=args.ladder_after_cap)
+                  close_gap_ladder_after_cap=args.ladder_after_cap, dive=args.dive)
         return kw
-    for name in BOUND_FIELDS:
+    for name in BOUND_FIELDS + ("dive",):
         del kw[name]
     if variant == "today-off":
         kw.update(bound_search_steps=0, smoothing=0.0)
@@ -128,6 +128,11 @@ def fit_one(name, C, variant, args, kw=None) -> dict:
            "iterations": cert.iterations, "complexity": rs.complexity,
            "rmlp": cert.stats.get("rmlp_objective"), "stop": cert.stats.get("stop_reason"),
            "time": time.perf_counter() - t0}
+    dv = cert.stats.get("dive")
+    if dv:
+        out["dive"] = {k: dv[k] for k in ("objective", "stop", "fixed", "iterations", "columns",
+                                          "seconds")}
+        out["dive"]["restricted_ip_start"] = cert.stats.get("restricted_ip_start")
     if variant == "new" and getattr(args, "strengthen", None):
         from rulecert.mipmodels.colgen import strengthen_bound
         from rulecert.mipmodels.colgen.presets import scaled_nodes
@@ -209,6 +214,11 @@ def print_times(rows, file=None):
         today = "-" if r["today"] is None else f"{r['today']['time']:.1f} s"
         s2 = r["new"].get("strengthened")
         more = "" if s2 is None else f", strengthen_bound {s2['time']:.1f} s"
+        dv = r["new"].get("dive")
+        if dv:
+            found = "-" if dv["objective"] is None else f"{dv['objective']:g}"
+            more += (f"; the dive (within the fit) {dv['seconds']:.1f} s: {found}, "
+                     f"{dv['fixed']} fixings, {dv['iterations']} pricing rounds")
         print(f"  {r['dataset']} C={r['C']}: today {today}, new {r['new']['time']:.1f} s{more}",
               file=file)
 
@@ -248,6 +258,9 @@ def main(argv=None):
                          "only when this exceeds --final-bound-nodes; default: the last "
                          "search's budget, as `rulecert brcg --certify`; 0: none)")
     ap.add_argument("--smoothing", type=float, default=0.0)
+    ap.add_argument("--dive", action=argparse.BooleanOptionalAction, default=True,
+                    help="the column-generation dive before the restricted IP (ColGenOptions.dive; "
+                         "on in certification_options; today's code runs without it)")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--workers", type=int, default=1,
                     help="threads of the branch-and-bound searches (deterministic for a given "

@@ -319,10 +319,13 @@ def test_certify_presets_counted_limits_sized_to_the_data_and_explicit_options_w
     assert got == {k: preset.get(k, v) for k, v in brcg.limit_defaults().items()}
     assert got["time_limit"] is None and got["pricing_time_limit"] is None
     assert got["pricing"] == "bnb" and got["close_gap_max_columns"] == 100_000
+    assert got["dive"] is True and brcg.limit_defaults()["dive"] is False
     mine = brcg.fit_limits(parser.parse_args(base + ["--certify", "--max-iter", "3",
-                                                     "--no-close-gap"]), 40)
-    assert mine == {**got, "max_iter": 3, "close_gap": False}
+                                                     "--no-close-gap", "--no-dive"]), 40)
+    assert mine == {**got, "max_iter": 3, "close_gap": False, "dive": False}
     assert brcg.fit_limits(parser.parse_args(base), 40) == brcg.limit_defaults()
+    assert brcg.fit_limits(parser.parse_args(base + ["--dive"]), 40) == \
+        {**brcg.limit_defaults(), "dive": True}
     big = certification_options(45_211)
     assert (big["bnb_node_limit"], big["close_gap_node_limit"]) == \
         (int(3e7 * 2000 / 45_211), int(1e8 * 2000 / 45_211))
@@ -336,6 +339,7 @@ def test_certify_presets_counted_limits_sized_to_the_data_and_explicit_options_w
     cert = json.loads(capsys.readouterr().out)["certificate"]
     _, opt = brute_force_ruleset(X, y, 9, 4)
     assert cert["proven_optimal"] and cert["objective"] == opt
+    assert cert["stats"]["dive"] is not None      # the dive ran (the preset turns it on)
 
 
 def test_certify_strengthens_a_fit_that_max_iter_stopped_before_its_last_search(tmp_path, capsys,

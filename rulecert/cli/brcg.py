@@ -265,6 +265,12 @@ def run(args) -> int:
               f"strengthened    : bound {b['bound_before']:g} -> {b['bound']:g} with {b['nodes']} "
               f"of {b['node_budget']} nodes in {b['seconds']:.1f}s"
               + (" (interrupted)" if b["interrupted"] else ""))
+    if s.get("dive"):
+        dv = s["dive"]
+        found = "no rule set" if dv["objective"] is None else f"objective {dv['objective']:g}"
+        print(f"dive            : {found} ({dv['stop']}) after {dv['fixed']} fixings, "
+              f"{dv['iterations']} pricing rounds, {dv['columns']} new columns, "
+              f"{dv['seconds']:.1f}s; restricted IP started from {s['restricted_ip_start']}")
     t = s["time"]
     print("time per phase  : " + ", ".join(f"{k} {v:.2f}s" for k, v in t.items()))
     print(f"columns / iters : {s['columns']} / {s['cg_iterations']}", file=sys.stdout)

@@ -29,7 +29,6 @@ import time
 import numpy as np
 
 from ...limits import Deadline
-from ...monitor import interrupt_requested
 from .bounds import read_duals
 from .pricing import price
 from .restricted_ip import seconds_left
@@ -38,6 +37,15 @@ DIVE_TIME_SHARE = 0.5
 """Under a time limit, the share of the time left that the dive may use (the rest is the
 restricted IP's and gap closing's)."""
 _INTEGRAL = 1e-6
+
+
+def _stopped(run, end: Deadline) -> str | None:
+    """Why the dive must stop now: its time share, or Ctrl-C, the user's callback or the memory
+    cap (the monitor's termination, e.g. "interrupted"); None: go on."""
+    if end.expired():
+        return "time limit"
+    why = run.monitor.should_stop()
+    return None if why is None else why[0].value
 
 
 def dive(run, improving) -> dict:
@@ -62,18 +70,23 @@ def dive(run, improving) -> dict:
         while True:
             res, duals = lp()
             for _ in range(o.dive_iterations):     # column generation under the fixings
-                if duals is None or end.expired() or interrupt_requested():
+                if duals is None or _stopped(run, end):
                     break
                 rnd = price(st.X, duals.v, duals.const, duals.lit, st.D, o, rng=run.rng,
                             iteration=run.it + iterations, cg_deadline=end,
                             improving=improving(duals), times=run.times, calls=run.calls,
                             log=[], monitor=run.monitor)
                 iterations += 1
-                if not run.add_clauses(rnd.clauses):
+                added = run.add_clauses(rnd.clauses)
+                # progress (and the user's callback, which may stop the solve); no bound
+                run.monitor.sample(run.ub_empty, run.best_bound, event="dive", phase="dive",
+                                   fixed=len(fixed), dive_iterations=iterations,
+                                   columns=master.n_columns, new_columns=added)
+                if not added:
                     break
                 res, duals = lp()
             if duals is None:
-                info["stop"] = f"restricted LP: {res.termination.value}"
+                info["stop"] = _stopped(run, end) or f"restricted LP: {res.termination.value}"
                 break
             x = master.clause_values(res.x)
             frac = [j for j in np.flatnonzero((x > _INTEGRAL) & (x < 1 - _INTEGRAL))
@@ -81,8 +94,9 @@ def dive(run, improving) -> dict:
             if not frac:
                 info["selection"], info["stop"] = x > 0.5, "integral LP solution"
                 break
-            if end.expired() or interrupt_requested():
-                info["stop"] = "time limit" if end.expired() else "interrupted"
+            why = _stopped(run, end)
+            if why:
+                info["stop"] = why
                 break
             cpx = np.asarray(master.complexities, dtype=float)
             fits = [j for j in frac if used + cpx[j] <= budget + 1e-9]

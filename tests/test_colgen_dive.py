@@ -1,0 +1,107 @@
+"""The column-generation dive (``colgen/dive.py``): a primal heuristic that only adds columns
+and a start to the restricted IP, never touches the bound, and is checked against brute
+force on tiny instances."""
+import math
+
+import pytest
+
+from rulecert.certificate import Termination
+from rulecert.mipmodels.colgen import ColGenOptions, certification_options, solve
+from rulecert.models.ruleset import ruleset_objective
+from rulecert.problem import RuleProblem
+from rulecert.reference import brute_force_ruleset
+
+from test_colgen import _check_certificate, _instance
+
+C, D = 9, 3
+# max_iter=1: column generation stops early, so the restricted IP's columns are poor; no gap
+# closing, so the bound is column generation's alone
+LIMITED = dict(complexity_bound=C, max_clause_length=D, max_iter=1, close_gap=False,
+               pricing="bnb")
+
+
+def _tiny(seed):
+    X, y = _instance(seed, n=40, d=8, noise=0.25)
+    return X, y, RuleProblem.from_matrix(X, y)
+
+
+def test_the_dive_only_adds_to_the_restricted_ip_and_leaves_the_bound():
+    """Column generation runs the same path with and without the dive, which then only adds
+    columns and a start: on tiny instances (the restricted IP solved exactly) the objective is
+    never worse, the bound is the same, and everything is valid against brute force."""
+    better = 0
+    for seed in range(8):
+        X, y, p = _tiny(seed)
+        _, bf = brute_force_ruleset(X, y, C, D)
+        rs0, c0 = solve(p, **LIMITED)
+        rs1, c1 = solve(p, dive=True, **LIMITED)
+        _check_certificate(c0, rs0, p, bf, C)
+        _check_certificate(c1, rs1, p, bf, C)
+        assert c1.objective <= c0.objective
+        assert c1.lower_bound == c0.lower_bound
+        assert c0.stats["dive"] is None
+        dv = c1.stats["dive"]
+        assert dv["stop"] in ("integral LP solution", "no fractional column fits")
+        # the dive's rule set is a start of the restricted IP, which can only improve on it
+        assert dv["objective"] is not None and c1.objective <= dv["objective"]
+        assert dv["iterations"] <= ColGenOptions.dive_iterations * (dv["fixed"] + 1)
+        assert c1.stats["columns"] == c0.stats["columns"] + dv["columns"]
+        better += c1.objective < c0.objective
+    assert better >= 4, better
+
+
+def test_a_dive_without_pricing_adds_no_column():
+    X, y, p = _tiny(0)
+    _, bf = brute_force_ruleset(X, y, C, D)
+    rs, cert = solve(p, dive=True, dive_iterations=0, **LIMITED)
+    _check_certificate(cert, rs, p, bf, C)
+    dv = cert.stats["dive"]
+    assert dv["iterations"] == 0 and dv["columns"] == 0 and dv["objective"] is not None
+
+
+def test_the_dive_is_off_by_default_and_on_in_certification_runs():
+    assert ColGenOptions().dive is False
+    assert certification_options(100)["dive"] is True
+    from rulecert.estimators import BooleanRuleCGClassifier
+    X, y, _ = _tiny(1)
+    est = BooleanRuleCGClassifier(complexity_bound=C, max_clause_length=D, max_iter=1,
+                                  close_gap=False, pricing="bnb", dive=True,
+                                  dive_iterations=3).fit(X, y)
+    dv = est.certificate_.stats["dive"]
+    assert dv is not None and dv["iterations"] <= 3 * (dv["fixed"] + 1)
+    score = ruleset_objective(est.ruleset_, RuleProblem.from_matrix(X, y))
+    assert math.isclose(score.objective, est.certificate_.objective)
+
+
+def test_bad_dive_options_fail_before_any_work():
+    _, _, p = _tiny(0)
+    with pytest.raises(ValueError, match="dive_iterations"):
+        solve(p, dive=True, dive_iterations=-1)
+    with pytest.raises(ValueError, match="dive must be True or False"):
+        solve(p, dive="yes")
+    from rulecert.estimators import BooleanRuleCGClassifier
+    X, y, _ = _tiny(0)
+    with pytest.raises(ValueError, match="dive_iterations"):
+        BooleanRuleCGClassifier(dive_iterations=-2).fit(X, y)
+
+
+def test_a_stop_requested_during_the_dive_ends_it_and_the_fit_says_so(monkeypatch):
+    """The user's callback stopping the solve while the dive prices: the dive ends after that
+    pricing round and says why; the fit (stopped by max_iter before) keeps a valid
+    certificate."""
+    import rulecert.mipmodels.colgen.dive as dive_module
+    state = {"dive_priced": False}
+    real = dive_module.price
+
+    def pricing(*a, **kw):
+        state["dive_priced"] = True
+        return real(*a, **kw)
+    monkeypatch.setattr(dive_module, "price", pricing)
+    X, y, p = _tiny(0)
+    _, bf = brute_force_ruleset(X, y, C, D)
+    rs, cert = solve(p, dive=True, callback=lambda info: state["dive_priced"], **LIMITED)
+    assert state["dive_priced"]
+    assert cert.termination is not Termination.OPTIMAL
+    assert cert.stats["dive"]["stop"] == "interrupted"
+    assert cert.stats["dive"]["iterations"] == 1
+    _check_certificate(cert, rs, p, bf, C)
