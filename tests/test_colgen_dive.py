@@ -87,8 +87,8 @@ def test_bad_dive_options_fail_before_any_work():
 
 def test_a_stop_requested_during_the_dive_ends_it_and_the_fit_says_so(monkeypatch):
     """The user's callback stopping the solve while the dive prices: the dive ends after that
-    pricing round and says why; the fit (stopped by max_iter before) keeps a valid
-    certificate."""
+    pricing round and says why, and the fit is reported as interrupted (as in column
+    generation) with a valid certificate."""
     import rulecert.mipmodels.colgen.dive as dive_module
     state = {"dive_priced": False}
     real = dive_module.price
@@ -101,7 +101,8 @@ def test_a_stop_requested_during_the_dive_ends_it_and_the_fit_says_so(monkeypatc
     _, bf = brute_force_ruleset(X, y, C, D)
     rs, cert = solve(p, dive=True, callback=lambda info: state["dive_priced"], **LIMITED)
     assert state["dive_priced"]
-    assert cert.termination is not Termination.OPTIMAL
+    assert cert.termination is Termination.INTERRUPTED
+    assert cert.stats["stop_reason"] == "interrupted" and "in the dive" in cert.message
     assert cert.stats["dive"]["stop"] == "interrupted"
     assert cert.stats["dive"]["iterations"] == 1
     _check_certificate(cert, rs, p, bf, C)

@@ -28,6 +28,7 @@ import time
 
 import numpy as np
 
+from ...certificate import Termination
 from ...limits import Deadline
 from .bounds import read_duals
 from .pricing import price
@@ -41,11 +42,17 @@ _INTEGRAL = 1e-6
 
 def _stopped(run, end: Deadline) -> str | None:
     """Why the dive must stop now: its time share, or Ctrl-C, the user's callback or the memory
-    cap (the monitor's termination, e.g. "interrupted"); None: go on."""
+    cap (the monitor's termination, e.g. "interrupted", which then stops the solve as in
+    column generation: the restricted IP is only warm-started, no gap closing); None: go on."""
     if end.expired():
         return "time limit"
     why = run.monitor.should_stop()
-    return None if why is None else why[0].value
+    if why is None or why[0] is Termination.TIME_LIMIT:
+        return None
+    term, msg = why
+    run.halt("memory_limit" if term is Termination.MEMORY_LIMIT else "interrupted", term,
+             f"{msg} (in the dive)")
+    return term.value
 
 
 def dive(run, improving) -> dict:
