@@ -3,6 +3,7 @@ and a start to the restricted IP, never touches the bound, and is checked agains
 force on tiny instances."""
 import math
 
+import numpy as np
 import pytest
 
 from rulecert.certificate import Termination
@@ -11,7 +12,7 @@ from rulecert.models.ruleset import ruleset_objective
 from rulecert.problem import RuleProblem
 from rulecert.reference import brute_force_ruleset
 
-from test_colgen import _check_certificate, _instance
+from test_colgen import CASES, _check_certificate, _instance
 
 C, D = 9, 3
 # max_iter=1: column generation stops early, so the restricted IP's columns are poor; no gap
@@ -106,3 +107,25 @@ def test_a_stop_requested_during_the_dive_ends_it_and_the_fit_says_so(monkeypatc
     assert cert.stats["dive"]["stop"] == "interrupted"
     assert cert.stats["dive"]["iterations"] == 1
     _check_certificate(cert, rs, p, bf, C)
+
+
+@pytest.mark.parametrize("case", CASES, ids=[f"seed{c[0]}-{c[1]}-{c[8]}" for c in CASES])
+def test_the_dive_on_every_form_weighting_and_penalty_keeps_the_fit_exact(case):
+    """The exactness cases of ``test_colgen.py`` (DNF / CNF, sample weights, false-negative
+    weights, the penalized form without C) with the dive and one iteration of column
+    generation: valid against brute force, and once gap closing ran the brute-force optimum."""
+    seed, form, C_, D_, weighted, fnw, lam0, lam1, pricing = case
+    X, y = _instance(seed)
+    sw = np.random.default_rng(seed + 100).integers(1, 4, len(y)).astype(float) if weighted else None
+    problem = RuleProblem.from_matrix(X, y, sample_weight=sw)
+    kw = dict(fn_weight=fnw, clause_penalty=lam0, literal_penalty=lam1)
+    _, bf_obj = brute_force_ruleset(X, y, C_, D_, sample_weight=sw, form=form, **kw)
+    rs, cert = solve(problem, complexity_bound=C_, max_clause_length=D_, form=form,
+                     pricing=pricing, pricing_deterministic_time=20.0, max_iter=1, dive=True,
+                     **kw)
+    _check_certificate(cert, rs, problem, bf_obj, C_, **kw)
+    dv = cert.stats["dive"]
+    assert dv is not None and dv["stop"] in ("integral LP solution", "no fractional column fits")
+    assert dv["objective"] >= cert.objective - 1e-9
+    if cert.proven_optimal:
+        assert math.isclose(cert.objective, bf_obj, abs_tol=1e-9)

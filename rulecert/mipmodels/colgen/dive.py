@@ -65,6 +65,9 @@ def dive(run, improving) -> dict:
     end = Deadline(None if run.end.end is None
                    else DIVE_TIME_SHARE * max(0.0, seconds_left(run.end)), start=t0)
     budget = math.inf if st.C is None else st.C
+    # the penalized form has no C to run out of: at most the clauses that a rule set better
+    # than the empty one holds
+    most = st.n_max(run.ub_empty) if st.C is None else math.inf
     n0, fixed, used, iterations = master.n_columns, [], 0.0, 0
     info = {"selection": None, "fixed": 0, "iterations": 0, "columns": 0, "objective": None,
             "stop": None}
@@ -107,6 +110,8 @@ def dive(run, improving) -> dict:
                 break
             cpx = np.asarray(master.complexities, dtype=float)
             fits = [j for j in frac if used + cpx[j] <= budget + 1e-9]
+            if len(fixed) >= most:
+                fits = []
             if not fits:             # the columns at 1 (the fixed among them) fit in C
                 info["selection"], info["stop"] = x >= 1 - _INTEGRAL, "no fractional column fits"
                 break
