@@ -85,14 +85,15 @@ def limits(args, rows: int, variant: str) -> dict:
                                ip_nodes=args.ip_nodes, gap_columns=args.gap_columns,
                                gap_nodes=args.gap_nodes,
                                bound_nodes=args.bound_nodes,
-                               final_bound_nodes=args.final_bound_nodes)
+                               final_bound_nodes=args.final_bound_nodes,
+                               dive_nodes=args.dive_nodes)
     kw.update(pricing=args.pricing, seed=args.seed, empty_clause=args.empty_clause,
               max_clause_length=args.max_clause_length, workers=args.workers)
     if variant == "new":
         kw.update(bound_search_steps=args.bound_steps, smoothing=args.smoothing,
                   close_gap_ladder_after_cap=args.ladder_after_cap, dive=args.dive)
         return kw
-    for name in BOUND_FIELDS + ("dive",):
+    for name in BOUND_FIELDS + ("dive", "dive_node_limit"):
         del kw[name]
     if variant == "today-off":
         kw.update(bound_search_steps=0, smoothing=0.0)
@@ -261,6 +262,8 @@ def main(argv=None):
     ap.add_argument("--dive", action=argparse.BooleanOptionalAction, default=True,
                     help="the column-generation dive before the restricted IP (ColGenOptions.dive; "
                          "on in certification_options; today's code runs without it)")
+    ap.add_argument("--dive-nodes", type=int, default=CERTIFY["dive_nodes"],
+                    help="branch-and-bound pricing nodes per 2000 rows of the whole dive")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--workers", type=int, default=1,
                     help="threads of the branch-and-bound searches (deterministic for a given "
@@ -300,8 +303,10 @@ def main(argv=None):
           f"({args.gap_nodes} in gap closing), {args.ip_nodes} restricted-IP nodes; new bound: "
           f"{args.bound_steps} complexity duals per iteration, {args.bound_nodes} nodes per 2000 "
           f"rows each ({args.final_bound_nodes} in all in the last search), smoothing "
-          f"{args.smoothing}, {args.workers} worker(s).  Today's code: "
-          f"{args.today_src or 'this checkout, new bound off'}.")
+          f"{args.smoothing}, {args.workers} worker(s); "
+          + (f"the dive: {args.dive_nodes} pricing nodes per 2000 rows in all"
+             if args.dive else "no dive")
+          + f".  Today's code: {args.today_src or 'this checkout, new bound off'}.")
     print_header(clause_class(args), strengthen=args.strengthen)
     rows = []
     for name in args.datasets:

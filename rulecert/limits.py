@@ -57,6 +57,9 @@ DEFAULT_HISTORY_EVERY = 1.0
 DEFAULT_BOUND_NODE_LIMIT = 200_000
 """Branch-and-bound nodes of each pricing call of column generation's per-iteration bound
 search (``ColGenOptions.bound_node_limit``)."""
+DEFAULT_DIVE_NODE_LIMIT = 5_000_000
+"""Branch-and-bound pricing nodes of a column-generation dive in all
+(``ColGenOptions.dive_node_limit``)."""
 DEFAULT_FINAL_BOUND_NODE_LIMIT = 5_000_000
 """Branch-and-bound nodes in all of column generation's last bound search
 (``ColGenOptions.final_bound_node_limit``, where the choice is measured)."""

@@ -129,3 +129,22 @@ def test_the_dive_on_every_form_weighting_and_penalty_keeps_the_fit_exact(case):
     assert dv["objective"] >= cert.objective - 1e-9
     if cert.proven_optimal:
         assert math.isclose(cert.objective, bf_obj, abs_tol=1e-9)
+
+
+def test_the_dive_prices_only_while_its_nodes_last():
+    """``dive_node_limit``: 0 prices nothing (the dive only fixes); a budget prices while
+    nodes are left, each round's branch-and-bound calls getting what was left when it began;
+    either way the fit stays valid against brute force."""
+    X, y, p = _tiny(0)
+    _, bf = brute_force_ruleset(X, y, C, D)
+    seen = {}
+    for limit in (0, 50, None):
+        # no greedy generation, so that the branch-and-bound pricer runs in the dive
+        rs, cert = solve(p, dive=True, dive_node_limit=limit, heuristic_max_generated=0,
+                         **LIMITED)
+        _check_certificate(cert, rs, p, bf, C)
+        seen[limit] = cert.stats["dive"]
+    assert seen[0]["iterations"] == seen[0]["nodes"] == seen[0]["columns"] == 0
+    # the last round began with nodes left; its (at most two) calls had at most those
+    assert 0 < seen[50]["nodes"] <= 3 * 50
+    assert seen[None]["nodes"] > seen[50]["nodes"]         # the budget cut the dive short

@@ -94,6 +94,9 @@ def add_parser(sub) -> None:
                         "fractional column, price again, until the LP is integral) whose rule "
                         "set and columns the restricted IP starts from; a primal heuristic "
                         "(default off; on with --certify)")
+    p.add_argument("--dive-node-limit", type=int, default=unset, metavar="N",
+                   help="branch-and-bound pricing nodes of the whole dive (default 5000000; "
+                        "--certify: 5000000 per 2000 rows)")
     p.add_argument("--gap-ladder-after-cap", action="store_true",
                    help="when the enumeration reaches --gap-max-columns, still prove what "
                         "lower thresholds can (close_gap_ladder_after_cap)")
@@ -116,7 +119,7 @@ def add_parser(sub) -> None:
 LIMITS = ("pricing", "time_limit", "pricing_time_limit", "max_iter", "pricing_deterministic_time",
           "bnb_node_limit", "ip_node_limit", "bound_node_limit",
           "final_bound_node_limit", "close_gap", "close_gap_max_columns", "close_gap_node_limit",
-          "dive")
+          "dive", "dive_node_limit")
 """The estimator parameters ``--certify`` presets.  Their options are absent from the parsed
 namespace unless given, so that one given explicitly wins over the preset."""
 

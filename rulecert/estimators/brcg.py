@@ -13,7 +13,8 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 
 from ..limits import (DEFAULT_BOUND_NODE_LIMIT, DEFAULT_CLOSE_GAP_MAX_COLUMNS,
-                      DEFAULT_CLOSE_GAP_NODE_LIMIT, DEFAULT_FINAL_BOUND_NODE_LIMIT,
+                      DEFAULT_CLOSE_GAP_NODE_LIMIT, DEFAULT_DIVE_NODE_LIMIT,
+                      DEFAULT_FINAL_BOUND_NODE_LIMIT,
                       DEFAULT_MEMORY_LIMIT_MB, DEFAULT_SEED, DEFAULT_TIME_LIMIT, Deadline,
                       check_time_limit)
 from ..models.ruleset import check_complexity_bound
@@ -114,6 +115,9 @@ class BooleanRuleCGClassifier(BinaryRuleClassifier):
         default, on in ``certification_options``.
     dive_iterations : int >= 0
         Pricing rounds of the dive after each fixing, at most (default 20).
+    dive_node_limit : int >= 0 or None
+        Branch-and-bound pricing nodes of the whole dive (default 5 million); then it only
+        fixes.
     sample_rows, max_nonzeros : randomized pricing thresholds for large data.
     workers : int
         Threads of the branch-and-bound searches (deterministic for a given number) and of
@@ -171,6 +175,7 @@ class BooleanRuleCGClassifier(BinaryRuleClassifier):
         "close_gap_ladder_after_cap": ["boolean"],
         "dive": ["boolean"],
         "dive_iterations": [Interval(Integral, 0, None, closed="left")],
+        "dive_node_limit": [None, Interval(Integral, 0, None, closed="left")],
         "sample_rows": [None, Interval(Integral, 1, None, closed="left")],
         "max_nonzeros": [None, Interval(Integral, 1, None, closed="left")],
         "workers": [Interval(Integral, 1, None, closed="left")],
@@ -191,6 +196,7 @@ class BooleanRuleCGClassifier(BinaryRuleClassifier):
                  close_gap=True, close_gap_max_columns=DEFAULT_CLOSE_GAP_MAX_COLUMNS,
                  close_gap_node_limit=DEFAULT_CLOSE_GAP_NODE_LIMIT,
                  close_gap_ladder_after_cap=False, dive=False, dive_iterations=20,
+                 dive_node_limit=DEFAULT_DIVE_NODE_LIMIT,
                  sample_rows=2000,
                  max_nonzeros=100_000, workers=1, warm_start=False,
                  random_state=DEFAULT_SEED, binarizer=None,
@@ -221,6 +227,7 @@ class BooleanRuleCGClassifier(BinaryRuleClassifier):
         self.close_gap_ladder_after_cap = close_gap_ladder_after_cap
         self.dive = dive
         self.dive_iterations = dive_iterations
+        self.dive_node_limit = dive_node_limit
         self.sample_rows = sample_rows
         self.max_nonzeros = max_nonzeros
         self.workers = workers
@@ -251,6 +258,7 @@ class BooleanRuleCGClassifier(BinaryRuleClassifier):
             close_gap_node_limit=self.close_gap_node_limit,
             close_gap_ladder_after_cap=bool(self.close_gap_ladder_after_cap),
             dive=bool(self.dive), dive_iterations=self.dive_iterations,
+            dive_node_limit=self.dive_node_limit,
             sample_rows=self.sample_rows,
             max_nonzeros=self.max_nonzeros, workers=self.workers, seed=seed,
             memory_limit_mb=self.memory_limit_mb)
@@ -459,6 +467,7 @@ class BooleanRuleCGCV(BooleanRuleCGClassifier):
                  close_gap=True, close_gap_max_columns=DEFAULT_CLOSE_GAP_MAX_COLUMNS,
                  close_gap_node_limit=DEFAULT_CLOSE_GAP_NODE_LIMIT,
                  close_gap_ladder_after_cap=False, dive=False, dive_iterations=20,
+                 dive_node_limit=DEFAULT_DIVE_NODE_LIMIT,
                  sample_rows=2000,
                  max_nonzeros=100_000, workers=1, random_state=DEFAULT_SEED, binarizer=None,
                  memory_limit_mb=DEFAULT_MEMORY_LIMIT_MB, verbose=False, callback=None):
@@ -490,6 +499,7 @@ class BooleanRuleCGCV(BooleanRuleCGClassifier):
         self.close_gap_ladder_after_cap = close_gap_ladder_after_cap
         self.dive = dive
         self.dive_iterations = dive_iterations
+        self.dive_node_limit = dive_node_limit
         self.sample_rows = sample_rows
         self.max_nonzeros = max_nonzeros
         self.workers = workers

@@ -9,7 +9,8 @@ at C = 20 column generation converges at LP 0 and its restricted IP answers 2 er
 The dive (diving with column generation, as in branch-and-price heuristics, e.g. Sadykov et
 al., INFORMS J. Computing 2019): fix the column of largest fractional LP value to 1 (its
 lower bound; it must fit in what is left of C), re-run column generation on the restricted
-LP with the fixings for at most ``dive_iterations`` pricing rounds, and repeat until the LP
+LP with the fixings for at most ``dive_iterations`` pricing rounds (while its branch-and-bound
+pricers have nodes left of ``dive_node_limit``; then the dive only fixes), and repeat until the LP
 solution is integral (that is the dive's rule set) or no fractional column fits in C (then
 the columns at 1 are).  Pricing is the solve's own chain on the restricted LP's duals: a
 column's reduced cost does not depend on bounds of other columns, so the clauses it finds
@@ -23,6 +24,7 @@ C = 20 6 -> 4 (the restricted IP with the dive's columns; the dive's own rule se
 """
 from __future__ import annotations
 
+import dataclasses
 import math
 import time
 
@@ -68,9 +70,11 @@ def dive(run, improving) -> dict:
     # the penalized form has no C to run out of: at most the clauses that a rule set better
     # than the empty one holds
     most = st.n_max(run.ub_empty) if st.C is None else math.inf
-    n0, fixed, used, iterations = master.n_columns, [], 0.0, 0
+    n0, fixed, used, iterations, nodes = master.n_columns, [], 0.0, 0, 0
     info = {"selection": None, "fixed": 0, "iterations": 0, "columns": 0, "objective": None,
             "stop": None}
+
+    nodes_left = math.inf if o.dive_node_limit is None else o.dive_node_limit
 
     def lp():
         res, mu, lam = master.solve_lp(end.remaining())
@@ -80,12 +84,19 @@ def dive(run, improving) -> dict:
         while True:
             res, duals = lp()
             for _ in range(o.dive_iterations):     # column generation under the fixings
-                if duals is None or _stopped(run, end):
+                if duals is None or nodes_left <= 0 or _stopped(run, end):
                     break
-                rnd = price(st.X, duals.v, duals.const, duals.lit, st.D, o, rng=run.rng,
+                # the branch-and-bound pricers get what is left of the dive's nodes
+                oi = o if nodes_left == math.inf else dataclasses.replace(
+                    o, bnb_node_limit=int(min(o.bnb_node_limit or math.inf, nodes_left)))
+                calls = []
+                rnd = price(st.X, duals.v, duals.const, duals.lit, st.D, oi, rng=run.rng,
                             iteration=run.it + iterations, cg_deadline=end,
                             improving=improving(duals), times=run.times, calls=run.calls,
-                            log=[], monitor=run.monitor)
+                            log=calls, monitor=run.monitor)
+                used_nodes = sum(c["work"] for c in calls if c["method"].startswith("bnb"))
+                nodes_left -= used_nodes
+                nodes += used_nodes
                 iterations += 1
                 added = run.add_clauses(rnd.clauses)
                 # progress (and the user's callback, which may stop the solve); no bound
@@ -127,5 +138,5 @@ def dive(run, improving) -> dict:
         info["selection"] = sel
         info["objective"] = master.selection_objective(sel)
     info.update(fixed=len(fixed), iterations=iterations, columns=master.n_columns - n0,
-                seconds=time.perf_counter() - t0)
+                nodes=nodes, seconds=time.perf_counter() - t0)
     return info

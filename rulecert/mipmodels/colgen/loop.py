@@ -115,7 +115,8 @@ import numpy as np
 
 from ...certificate import Certificate, Solution, Termination, certify
 from ...limits import (DEFAULT_BOUND_NODE_LIMIT, DEFAULT_CLOSE_GAP_MAX_COLUMNS,
-                       DEFAULT_CLOSE_GAP_NODE_LIMIT, DEFAULT_FINAL_BOUND_NODE_LIMIT, DEFAULT_SEED,
+                       DEFAULT_CLOSE_GAP_NODE_LIMIT, DEFAULT_DIVE_NODE_LIMIT,
+                       DEFAULT_FINAL_BOUND_NODE_LIMIT, DEFAULT_SEED,
                        Deadline, check_count_limit, check_positive,
                        check_time_limit, resolve_memory_limit_mb)
 from ...monitor import Monitor, catch_interrupt, interrupt_requested
@@ -216,6 +217,11 @@ class ColGenOptions:
     dive_iterations: int = 20
     """Pricing rounds of the dive after each fixing (and before the first), at most; a round
     that adds no column ends them early."""
+    dive_node_limit: int | None = DEFAULT_DIVE_NODE_LIMIT
+    """Branch-and-bound pricing nodes of the dive: it prices while some are left, each
+    branch-and-bound call getting at most what was left when its round began (and
+    ``bnb_node_limit``; a round makes up to two such calls, four on sampled data), then goes
+    on fixing without pricing.  None: no limit but the calls' own."""
     ip_time_fraction: float = 0.25
     """Share of ``time_limit`` kept for the restricted IP and gap closing."""
     ip_node_limit: int | None = None
@@ -323,6 +329,7 @@ def _validate(problem, o: ColGenOptions) -> None:
     o.workers = check_count_limit(o.workers, "workers")
     if o.workers is None:
         raise ValueError("workers must be an integer >= 1, got None")
+    o.dive_node_limit = check_count_limit(o.dive_node_limit, "dive_node_limit", minimum=0)
     o.dive_iterations = check_count_limit(o.dive_iterations, "dive_iterations", minimum=0)
     if o.dive_iterations is None:
         raise ValueError("dive_iterations must be an integer >= 0, got None")

@@ -31,13 +31,15 @@ def certification_options(rows: int, *, max_iter: int = 100, bnb_nodes: int = 30
                           ip_nodes: int = 500, gap_columns: int = 100_000,
                           gap_nodes: int = 100_000_000,
                           bound_nodes: int = 1_000_000,
-                          final_bound_nodes: int = 100_000_000) -> dict:
+                          final_bound_nodes: int = 100_000_000,
+                          dive_nodes: int = 5_000_000) -> dict:
     """The column-generation limits of a certification run on ``rows`` rows (node counts
     per :data:`ROWS_PER_BUDGET` rows): ``max_iter`` iterations, branch-and-bound pricing of
     ``bnb_nodes`` nodes per call, ``ip_nodes`` restricted-IP nodes, gap closing up to
     ``gap_columns`` clauses with ``gap_nodes`` nodes in all, the per-iteration bound search at
     ``bound_nodes`` per call and the last one at ``final_bound_nodes`` in all, and the
-    column-generation dive (``ColGenOptions.dive``) before the restricted IP.
+    column-generation dive (``ColGenOptions.dive``) before the restricted IP, its pricing
+    at ``dive_nodes`` branch-and-bound nodes in all.
 
     Pricing's budget was 10^8 nodes, as gap closing's still is.  Measured on 2 workers
     (``experiments/brcg_bounds.py``, the 9 shared datasets but bank-full at C = 10 and 20):
@@ -51,4 +53,5 @@ def certification_options(rows: int, *, max_iter: int = 100, bnb_nodes: int = 30
                 ip_node_limit=ip_nodes, close_gap=True, close_gap_max_columns=gap_columns,
                 close_gap_node_limit=scaled_nodes(gap_nodes, rows),
                 bound_node_limit=scaled_nodes(bound_nodes, rows),
-                final_bound_node_limit=scaled_nodes(final_bound_nodes, rows), dive=True)
+                final_bound_node_limit=scaled_nodes(final_bound_nodes, rows), dive=True,
+                dive_node_limit=scaled_nodes(dive_nodes, rows))
