@@ -5,8 +5,8 @@ warm-started from the best of (a) a greedy rounding of the LP or a greedy cover,
 local search (:mod:`.localsearch`: add / drop / swap descent and iterated kicks, at most
 ``LOCAL_SEARCH_SHARE`` of the time left), (b) the IP over the LP solution's support alone (a
 small IP given at most half the time left), (c) the caller's ``initial_solution`` and (d)
-the rule set of the dive (:mod:`.dive`), when it ran.  When
-the full restricted IP stalls under a time limit, its start is what is returned.
+the rule set of the dive (:mod:`.dive`), when it ran.  When the full restricted IP stalls
+under a time limit, its start is what is returned.
 """
 from __future__ import annotations
 
