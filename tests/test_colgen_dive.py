@@ -148,3 +148,20 @@ def test_the_dive_prices_only_while_its_nodes_last():
     # the last round began with nodes left; its (at most two) calls had at most those
     assert 0 < seen[50]["nodes"] <= 3 * 50
     assert seen[None]["nodes"] > seen[50]["nodes"]         # the budget cut the dive short
+
+
+def test_after_converged_column_generation_the_dive_prices_only_after_a_fixing():
+    """Column generation that stopped because pricing found no clause leaves nothing to price
+    at its last LP: the dive's pricing rounds all come after fixings."""
+    ran = 0
+    for seed in range(6):
+        X, y, p = _tiny(seed)
+        _, bf = brute_force_ruleset(X, y, C, D)
+        rs, cert = solve(p, complexity_bound=C, max_clause_length=D, close_gap=False,
+                         pricing="bnb", dive=True)
+        _check_certificate(cert, rs, p, bf, C)
+        assert cert.stats["stop_reason"] in ("converged", "pricing_exhausted")
+        dv = cert.stats["dive"]
+        assert dv["iterations"] <= ColGenOptions.dive_iterations * dv["fixed"]
+        ran += dv["fixed"] > 0
+    assert ran >= 2, ran

@@ -80,10 +80,13 @@ def dive(run, improving) -> dict:
         res, mu, lam = master.solve_lp(end.remaining())
         return res, (None if mu is None else read_duals(st, res.objective, mu, lam,
                                                           o.empty_clause))
+    # column generation that ended with pricing finding no clause leaves nothing to price
+    # before the first fixing
+    rounds = 0 if run.stop in ("converged", "pricing_exhausted") else o.dive_iterations
     try:
         while True:
             res, duals = lp()
-            for _ in range(o.dive_iterations):     # column generation under the fixings
+            for _ in range(rounds):                # column generation under the fixings
                 if duals is None or nodes_left <= 0 or _stopped(run, end):
                     break
                 # the branch-and-bound pricers get what is left of the dive's nodes
@@ -130,6 +133,7 @@ def dive(run, improving) -> dict:
             fixed.append(int(j))
             used += cpx[j]
             master.fix_columns([j], 1.0)
+            rounds = o.dive_iterations
     finally:
         master.fix_columns(fixed, 0.0)
     sel = info["selection"]

@@ -215,8 +215,9 @@ class ColGenOptions:
     -> 1 error, ionosphere at C = 20 6 -> 4); the bound is unchanged.  Off by default (it
     can double a fit's pricing); :func:`.presets.certification_options` turns it on."""
     dive_iterations: int = 20
-    """Pricing rounds of the dive after each fixing (and before the first), at most; a round
-    that adds no column ends them early."""
+    """Pricing rounds of the dive after each fixing (and before the first when column
+    generation stopped with pricing still finding clauses), at most; a round that adds no
+    column ends them early."""
     dive_node_limit: int | None = DEFAULT_DIVE_NODE_LIMIT
     """Branch-and-bound pricing nodes of the dive: it prices while some are left, each
     branch-and-bound call getting at most what was left when its round began (and
