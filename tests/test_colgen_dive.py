@@ -165,3 +165,16 @@ def test_after_converged_column_generation_the_dive_prices_only_after_a_fixing()
         assert dv["iterations"] <= ColGenOptions.dive_iterations * dv["fixed"]
         ran += dv["fixed"] > 0
     assert ran >= 2, ran
+
+
+def test_under_an_ip_node_limit_the_dive_never_makes_the_fit_worse():
+    """The restricted IP runs first over column generation's columns, as without the dive,
+    and again over the dive's from the better start: a node-limited IP over more columns
+    alone could end worse (ILPD at C = 20: 128 against 124)."""
+    for seed in range(8):
+        X, y, p = _tiny(seed)
+        _, bf = brute_force_ruleset(X, y, C, D)
+        _, c0 = solve(p, ip_node_limit=1, **LIMITED)
+        rs, c1 = solve(p, ip_node_limit=1, dive=True, **LIMITED)
+        _check_certificate(c1, rs, p, bf, C)
+        assert c1.objective <= c0.objective and c1.lower_bound == c0.lower_bound

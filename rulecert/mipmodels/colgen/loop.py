@@ -128,7 +128,8 @@ from .bounds import (DualSearch, Duals, complexity_dual_descent, complexity_dual
 from .dive import dive
 from .master import IP_SETS, RestrictedMaster
 from .pricing import PRICING_MODES, PricingRound, price, price_by_branch_and_bound
-from .restricted_ip import RestrictedIP, resolve, seconds_left, solve_restricted_ip
+from .restricted_ip import (RestrictedIP, resolve, resolve_after_dive, seconds_left,
+                            solve_restricted_ip)
 
 log = logging.getLogger(__name__)
 
@@ -599,10 +600,12 @@ def solve(problem, options: ColGenOptions | None = None, *, callback=None,
                 run.halt("interrupted", Termination.INTERRUPTED,
                          "interrupted (KeyboardInterrupt raised by the callback)")
         run.cg_time = time.perf_counter() - run.t0
+        ip = solve_restricted_ip(run, _clean)
         if o.dive and run.stop not in STOPPED + ("lp_failed",) and run.master.n_columns:
+            run.master.to_lp()
             run.dive = dive(run, lambda duals: lambda inst, r: _improving(run.st, duals, inst, r,
                                                                           o.tol))
-        ip = solve_restricted_ip(run, _clean)
+            resolve_after_dive(run, ip)
         _close_gap(run, ip)
         return _finalize(run, ip, problem)
 

@@ -151,6 +151,19 @@ class RestrictedMaster:
             self.h.changeColsIntegrality(m, cols, np.array([highspy.HighsVarType.kInteger] * m))
         self.is_mip = True
 
+    def to_lp(self) -> None:
+        """Switch the clause columns back to continuous ``w >= 0`` (in place; a dive after
+        the restricted IP prices on the LP again)."""
+        if not self.is_mip:
+            return
+        m = self.n_columns
+        if m:
+            cols = np.arange(self.n_pos, self.n_pos + m, dtype=np.int32)
+            self.h.changeColsIntegrality(m, cols,
+                                         np.array([highspy.HighsVarType.kContinuous] * m))
+            self.h.changeColsBounds(m, cols, np.zeros(m), np.full(m, highspy.kHighsInf))
+        self.is_mip = False
+
     def full_vector(self, selected: np.ndarray) -> np.ndarray:
         """Column vector (xi, w) for a 0/1 selection of clause columns."""
         covered = np.zeros(self.n_pos, dtype=bool)

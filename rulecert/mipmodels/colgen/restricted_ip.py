@@ -4,9 +4,10 @@ The restricted master (the clauses generated so far, switched to binary) is solv
 warm-started from the best of (a) a greedy rounding of the LP or a greedy cover, improved by
 local search (:mod:`.localsearch`: add / drop / swap descent and iterated kicks, at most
 ``LOCAL_SEARCH_SHARE`` of the time left), (b) the IP over the LP solution's support alone (a
-small IP given at most half the time left), (c) the caller's ``initial_solution`` and (d)
-the rule set of the dive (:mod:`.dive`), when it ran.  When the full restricted IP stalls
-under a time limit, its start is what is returned.
+small IP given at most half the time left) and (c) the caller's ``initial_solution``.  When
+the full restricted IP stalls under a time limit, its start is what is returned.  After a
+dive (:mod:`.dive`), the IP is solved again over its columns too, from the better of its own
+selection and the dive's rule set.
 """
 from __future__ import annotations
 
@@ -90,15 +91,27 @@ def solve_restricted_ip(run, clean) -> RestrictedIP:
             ip.selected, ip.start_objective, ip.start = sel_s, obj_s, "LP support IP"
     if o.initial_solution:
         _try_initial_solution(run, ip, clean)
-    dv = run.dive
-    if dv is not None and dv["selection"] is not None \
-            and dv["objective"] < ip.start_objective - 1e-9:
-        ip.selected, ip.start_objective, ip.start = dv["selection"], dv["objective"], "dive"
     if master.n_columns and not stopped:
         resolve(run, ip, ip.start_objective)
         ip.bound = ip.result.bound
     ip.objective = master.selection_objective(ip.selected)
     return ip
+
+
+def resolve_after_dive(run, ip: RestrictedIP) -> None:
+    """The restricted IP again, over the dive's columns too (:mod:`.dive`), warm-started from
+    the better of its own selection and the dive's rule set: never worse than the restricted
+    IP without the dive (a node-limited IP over more columns alone could be: ILPD at C = 20
+    gave 128 where the IP without the dive's columns gave 124)."""
+    master, dv = run.master, run.dive
+    pad = np.zeros(master.n_columns - len(ip.selected), dtype=bool)
+    ip.selected = np.concatenate([ip.selected, pad])
+    if dv["selection"] is not None and dv["objective"] < ip.objective - 1e-9:
+        ip.selected, ip.start_objective, ip.start = dv["selection"], dv["objective"], "dive"
+    if run.stop not in ("interrupted", "memory_limit") and len(pad):
+        resolve(run, ip, master.selection_objective(ip.selected))
+        ip.bound = ip.result.bound
+    ip.objective = master.selection_objective(ip.selected)
 
 
 def _lp_values(run):
