@@ -90,9 +90,9 @@ def add_parser(sub) -> None:
                    help="branch-and-bound nodes of that enumeration in all (deterministic; "
                         f"default {DEFAULT_CLOSE_GAP_NODE_LIMIT})")
     p.add_argument("--dive", action=argparse.BooleanOptionalAction, default=unset,
-                   help="after column generation, a column-generation dive (fix the largest "
-                        "fractional column, price again, until the LP is integral) whose rule "
-                        "set and columns the restricted IP starts from; a primal heuristic "
+                   help="after the restricted IP, a column-generation dive (fix the largest "
+                        "fractional column, price again, until the LP is integral), then the "
+                        "restricted IP again over its columns too; a primal heuristic "
                         "(default off; on with --certify)")
     p.add_argument("--dive-node-limit", type=int, default=unset, metavar="N",
                    help="branch-and-bound pricing nodes of the whole dive (default 5000000; "

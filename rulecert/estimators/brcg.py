@@ -109,10 +109,10 @@ class BooleanRuleCGClassifier(BinaryRuleClassifier):
         thresholds can (gap closing's ladder; ``ColGenOptions``); off by default, for
         certification runs.
     dive : bool
-        After column generation, a column-generation dive (fix the largest fractional column
-        to 1, price again, until the LP solution is integral): a primal heuristic whose rule
-        set and columns the restricted IP starts from (``ColGenOptions.dive``); off by
-        default, on in ``certification_options``.
+        After the restricted IP, a column-generation dive (fix the largest fractional column
+        to 1, price again, until the LP solution is integral), then the restricted IP again
+        over its columns too, from the better start: a primal heuristic
+        (``ColGenOptions.dive``); off by default, on in ``certification_options``.
     dive_iterations : int >= 0
         Pricing rounds of the dive after each fixing, at most (default 20).
     dive_node_limit : int >= 0 or None

@@ -209,9 +209,10 @@ class ColGenOptions:
     local_search: bool = True
     """Improve the restricted IP's greedy start by local search (``localsearch.py``)."""
     dive: bool = False
-    """After column generation, dive (``dive.py``): fix the largest fractional column to 1,
+    """After the restricted IP, dive (``dive.py``): fix the largest fractional column to 1,
     re-run column generation under the fixings, until the LP solution is integral; the
-    dive's columns join the restricted IP and its rule set is one of its starts.  A primal
+    restricted IP is solved again over the dive's columns too, from the better of its own
+    selection and the dive's rule set (never worse than without the dive).  A primal
     heuristic for when the restricted IP's columns combine badly (measured: wdbc at C = 20 2
     -> 1 error, ionosphere at C = 20 6 -> 4); the bound is unchanged.  Off by default (it
     can double a fit's pricing); :func:`.presets.certification_options` turns it on."""
