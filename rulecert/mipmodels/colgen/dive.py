@@ -22,9 +22,9 @@ columns from the better of its own selection and the dive's rule set
 (``restricted_ip.resolve_after_dive``): never worse than without the dive.
 
 Measured (``experiments/brcg_bounds.py``'s certification limits, 2 workers): wdbc at
-C = 20 2 -> 1 error (the dive: 3 fixings, 21 pricing rounds, 20 s, its own rule set 1);
-ionosphere at C = 20 6 -> 4 (3 fixings, 79 rounds, 26 s; its own rule set 5, the restricted
-IP with its columns 4).  Where the restricted IP was already good (pima, ILPD and wdbc at
+C = 20 2 -> 1 error (the dive: 5 fixings, 10 pricing rounds, 17 s, its own rule set 3, the
+restricted IP with its columns 1); ionosphere at C = 20 6 -> 4 (3 fixings, 80 rounds, 11 s,
+its own rule set 4).  Where the restricted IP was already good (pima, ILPD and wdbc at
 C = 10 and pima, ILPD at C = 20, ionosphere at C = 10) it found nothing better.
 """
 from __future__ import annotations
