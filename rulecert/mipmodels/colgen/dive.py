@@ -50,7 +50,7 @@ _INTEGRAL = 1e-6
 def _stopped(run, end: Deadline) -> str | None:
     """Why the dive must stop now: its time share, or Ctrl-C, the user's callback or the memory
     cap (the monitor's termination, e.g. "interrupted", which then stops the solve as in
-    column generation: the restricted IP is only warm-started, no gap closing); None: go on."""
+    column generation: the restricted IP is not solved again, no gap closing); None: go on."""
     if end.expired():
         return "time limit"
     why = run.monitor.should_stop()
@@ -76,8 +76,7 @@ def dive(run, improving) -> dict:
     # than the empty one holds
     most = st.n_max(run.ub_empty) if st.C is None else math.inf
     n0, fixed, used, iterations, nodes = master.n_columns, [], 0.0, 0, 0
-    info = {"selection": None, "fixed": 0, "iterations": 0, "columns": 0, "objective": None,
-            "stop": None}
+    info = {"selection": None, "objective": None, "stop": None}   # the counts: at the end
 
     nodes_left = math.inf if o.dive_node_limit is None else o.dive_node_limit
 
@@ -97,12 +96,12 @@ def dive(run, improving) -> dict:
                 # the branch-and-bound pricers get what is left of the dive's nodes
                 oi = o if nodes_left == math.inf else dataclasses.replace(
                     o, bnb_node_limit=int(min(o.bnb_node_limit or math.inf, nodes_left)))
-                calls = []
+                round_log = []
                 rnd = price(st.X, duals.v, duals.const, duals.lit, st.D, oi, rng=run.rng,
                             iteration=run.it + iterations, cg_deadline=end,
                             improving=improving(duals), times=run.times, calls=run.calls,
-                            log=calls, monitor=run.monitor)
-                used_nodes = sum(c["work"] for c in calls if c["method"].startswith("bnb"))
+                            log=round_log, monitor=run.monitor)
+                used_nodes = sum(c["work"] for c in round_log if c["method"].startswith("bnb"))
                 nodes_left -= used_nodes
                 nodes += used_nodes
                 iterations += 1
@@ -118,9 +117,9 @@ def dive(run, improving) -> dict:
                 info["stop"] = _stopped(run, end) or f"restricted LP: {res.termination.value}"
                 break
             x = master.clause_values(res.x)
-            frac = [j for j in np.flatnonzero((x > _INTEGRAL) & (x < 1 - _INTEGRAL))
-                    if j not in fixed]
-            if not frac:
+            # (a fixed column is >= 1: never fractional)
+            frac = np.flatnonzero((x > _INTEGRAL) & (x < 1 - _INTEGRAL))
+            if not len(frac):
                 info["selection"], info["stop"] = x > 0.5, "integral LP solution"
                 break
             why = _stopped(run, end)

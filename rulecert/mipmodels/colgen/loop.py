@@ -128,7 +128,7 @@ from .bounds import (DualSearch, Duals, complexity_dual_descent, complexity_dual
 from .dive import dive
 from .master import IP_SETS, RestrictedMaster
 from .pricing import PRICING_MODES, PricingRound, price, price_by_branch_and_bound
-from .restricted_ip import (RestrictedIP, resolve, resolve_after_dive, seconds_left,
+from .restricted_ip import (STOPPED, RestrictedIP, resolve, resolve_after_dive, seconds_left,
                             solve_restricted_ip)
 
 log = logging.getLogger(__name__)
@@ -974,10 +974,6 @@ def _add_round(run: _Run, new: list) -> None:
     elif o.max_columns is not None and run.master.n_columns >= o.max_columns:
         run.halt("max_columns", Termination.ITERATION_LIMIT,
                  f"max_columns={o.max_columns} reached")
-
-
-STOPPED = ("interrupted", "memory_limit")
-"""Stops after which the restricted IP is only warm-started and gap closing is skipped."""
 
 
 # ---- gap closing by reduced-cost enumeration ----------------------------------------------

@@ -142,27 +142,25 @@ class RestrictedMaster:
     # ---- IP ------------------------------------------------------------------------------
     def to_ip(self) -> None:
         """Switch the clause columns to binary (in place, same Highs object)."""
-        if self.is_mip:
-            return
+        if not self.is_mip:
+            self._switch_clause_columns(mip=True)
+
+    def _switch_clause_columns(self, mip: bool) -> None:
+        """The clause columns binary (``mip``) or continuous ``w >= 0``, in place."""
         m = self.n_columns
         if m:
             cols = np.arange(self.n_pos, self.n_pos + m, dtype=np.int32)
-            self.h.changeColsBounds(m, cols, np.zeros(m), np.ones(m))
-            self.h.changeColsIntegrality(m, cols, np.array([highspy.HighsVarType.kInteger] * m))
-        self.is_mip = True
+            self.h.changeColsBounds(m, cols, np.zeros(m),
+                                    np.ones(m) if mip else np.full(m, highspy.kHighsInf))
+            kind = highspy.HighsVarType.kInteger if mip else highspy.HighsVarType.kContinuous
+            self.h.changeColsIntegrality(m, cols, np.array([kind] * m))
+        self.is_mip = mip
 
     def to_lp(self) -> None:
         """Switch the clause columns back to continuous ``w >= 0`` (in place; a dive after
         the restricted IP prices on the LP again)."""
-        if not self.is_mip:
-            return
-        m = self.n_columns
-        if m:
-            cols = np.arange(self.n_pos, self.n_pos + m, dtype=np.int32)
-            self.h.changeColsIntegrality(m, cols,
-                                         np.array([highspy.HighsVarType.kContinuous] * m))
-            self.h.changeColsBounds(m, cols, np.zeros(m), np.full(m, highspy.kHighsInf))
-        self.is_mip = False
+        if self.is_mip:
+            self._switch_clause_columns(mip=False)
 
     def full_vector(self, selected: np.ndarray) -> np.ndarray:
         """Column vector (xi, w) for a 0/1 selection of clause columns."""

@@ -31,6 +31,9 @@ limit: no strong branching (pseudocosts are trusted from the first branching) an
 sub-MIP heuristics; the warm start already is a good incumbent.  Measured on ILPD
 (``max_iter`` 20, 200,000 pricing nodes, 500 IP nodes, C = 5, 15, 35): 84 s of fitting with
 HiGHS's defaults, 42 s with these, the same objectives."""
+STOPPED = ("interrupted", "memory_limit")
+"""Stops after which the restricted IP is only warm-started (and not solved again after a
+dive) and gap closing is skipped."""
 STOPPED_LOCAL_SEARCH_SECONDS = 0.2
 """The local search's time after Ctrl-C or the memory cap stopped column generation."""
 
@@ -64,7 +67,7 @@ def solve_restricted_ip(run, clean) -> RestrictedIP:
     """The restricted IP of ``run`` (the loop's state) from its best start; ``clean``
     normalizes a clause of ``initial_solution``."""
     master, st, o, end = run.master, run.st, run.o, run.end
-    stopped = run.stop in ("interrupted", "memory_limit")
+    stopped = run.stop in STOPPED
     w_lp = None if stopped else _lp_values(run)
     ta = time.perf_counter()
     ls_end = None if end.end is None else ta + LOCAL_SEARCH_SHARE * seconds_left(end)
@@ -108,7 +111,7 @@ def resolve_after_dive(run, ip: RestrictedIP) -> None:
     ip.selected = np.concatenate([ip.selected, pad])
     if dv["selection"] is not None and dv["objective"] < ip.objective - 1e-9:
         ip.selected, ip.start_objective, ip.start = dv["selection"], dv["objective"], "dive"
-    if run.stop not in ("interrupted", "memory_limit") and len(pad):
+    if run.stop not in STOPPED and len(pad):
         resolve(run, ip, master.selection_objective(ip.selected))
         ip.bound = ip.result.bound
     ip.objective = master.selection_objective(ip.selected)
