@@ -35,7 +35,6 @@ import time
 
 import numpy as np
 
-from ...certificate import Termination
 from ...limits import Deadline
 from .bounds import read_duals
 from .pricing import price
@@ -53,13 +52,8 @@ def _stopped(run, end: Deadline) -> str | None:
     column generation: the restricted IP is not solved again, no gap closing); None: go on."""
     if end.expired():
         return "time limit"
-    why = run.monitor.should_stop()
-    if why is None or why[0] is Termination.TIME_LIMIT:
-        return None
-    term, msg = why
-    run.halt("memory_limit" if term is Termination.MEMORY_LIMIT else "interrupted", term,
-             f"{msg} (in the dive)")
-    return term.value
+    term = run.check_stop("in the dive", overriding=True)
+    return None if term is None else term.value
 
 
 def dive(run, improving) -> dict:

@@ -535,17 +535,19 @@ class _Run:
     def history(self) -> list:
         return self.monitor.history
 
-    def check_stop(self) -> bool:
-        """True on Ctrl-C, the user's callback or the memory cap (the column-generation loop
-        is then halted, unless it had already stopped)."""
+    def check_stop(self, where: str = "column generation",
+                   overriding: bool = False) -> Termination | None:
+        """The monitor's termination on Ctrl-C, the user's callback or the memory cap (the
+        solve is then halted, said to be ``where``, unless it had already stopped and not
+        ``overriding``: the dive overrides a ``max_iter`` stop); None: go on."""
         why = self.monitor.should_stop()
-        if why is not None and why[0] is not Termination.TIME_LIMIT:
-            if self.stop is None:
-                term, msg = why
-                self.halt("memory_limit" if term is Termination.MEMORY_LIMIT else "interrupted",
-                          term, f"{msg} (column generation)")
-            return True
-        return False
+        if why is None or why[0] is Termination.TIME_LIMIT:
+            return None
+        term, msg = why
+        if self.stop is None or overriding:
+            self.halt("memory_limit" if term is Termination.MEMORY_LIMIT else "interrupted",
+                      term, f"{msg} ({where})")
+        return term
 
     def halt(self, stop: str, term: Termination | None, msg: str) -> None:
         self.stop, self.stop_term, self.stop_msg = stop, term, msg
