@@ -818,14 +818,14 @@ def test_gap_closing_cap_default_and_an_enumeration_cut_short_proves_no_optimum(
 
 def test_gap_closing_ladder_proves_partial_bounds_never_past_brute_force(monkeypatch):
     """An enumeration of the whole gap-closing threshold that the node limit cuts short is
-    made at lower thresholds (``loop._gap_ladder``): each finished rung ``b`` proves ``b``.
+    made at lower thresholds (``gap_closing.gap_ladder``): each finished rung ``b`` proves ``b``.
     On tiny instances with a few hundred nodes (the first try at the whole threshold gets a
     sixteenth of them: the rungs cost about as much as the whole here, so with the default
     half they are seldom reached): the bound never passes brute force, never falls when the
     limit grows, and some rungs prove a bound between the one without gap closing and the
     optimum, which the certificate calls partial."""
-    from rulecert.mipmodels.colgen import loop
-    monkeypatch.setattr(loop, "GAP_FIRST_SHARE", 16)
+    from rulecert.mipmodels.colgen import gap_closing
+    monkeypatch.setattr(gap_closing, "GAP_FIRST_SHARE", 16)
     partial = 0
     for seed in range(8):
         X, y = _instance(seed + 900, n=50, d=10, noise=0.3)

@@ -13,7 +13,7 @@ from rulecert.mipmodels.colgen.bounds import (at_complexity_dual, complexity_bou
                                               complexity_dual_descent,
                                               complexity_dual_search, conflict_bound,
                                               knapsack_bound, lagrangian_bound, read_duals)
-from rulecert.mipmodels.colgen.loop import _State
+from rulecert.mipmodels.colgen.state import State
 from rulecert.models.ruleset import ruleset_objective
 from rulecert.problem import RuleProblem
 from rulecert.reference import brute_force_ruleset
@@ -64,7 +64,7 @@ def test_bound_at_any_duals_never_exceeds_the_optimum(seed, empty):
     D = int(rng.integers(1, 4))
     p = _problem(X, y)
     _, opt = brute_force_ruleset(X, y, C, D, empty_clause=empty)
-    st = _State(p, ColGenOptions(complexity_bound=C, max_clause_length=D, empty_clause=empty))
+    st = State(p, ColGenOptions(complexity_bound=C, max_clause_length=D, empty_clause=empty))
     for _ in range(6):
         mu = rng.uniform(0, 1, len(st.P)) * st.a * rng.choice([0.3, 1.0])
         base = read_duals(st, 0.0, mu, 0.0, empty)
@@ -103,7 +103,7 @@ def test_knapsack_bound_by_clause_length(seed):
     empty = bool(seed % 2)
     p = _problem(X, y)
     _, opt = brute_force_ruleset(X, y, C, D, empty_clause=empty)
-    st = _State(p, ColGenOptions(complexity_bound=C, max_clause_length=D, empty_clause=empty))
+    st = State(p, ColGenOptions(complexity_bound=C, max_clause_length=D, empty_clause=empty))
     for _ in range(5):
         mu = rng.uniform(0, 1, len(st.P)) * st.a
         dt = read_duals(st, 0.0, mu, float(rng.uniform(0, 3)), empty)
@@ -129,7 +129,7 @@ def test_complexity_dual_search_with_exact_pricing(seed):
     C, D = int(rng.integers(4, 10)), int(rng.integers(2, 4))
     p = _problem(X, y)
     _, opt = brute_force_ruleset(X, y, C, D, empty_clause=True)
-    st = _State(p, ColGenOptions(complexity_bound=C, max_clause_length=D, empty_clause=True))
+    st = State(p, ColGenOptions(complexity_bound=C, max_clause_length=D, empty_clause=True))
     mu = rng.uniform(0, 1, len(st.P)) * st.a
     lam = float(rng.uniform(0, 1))
     duals = read_duals(st, float(rng.uniform(1, 10)), mu, lam, True)
@@ -162,7 +162,7 @@ def _descent_case(seed):
     rng = np.random.default_rng(seed)
     C, D = int(rng.integers(4, 10)), int(rng.integers(2, 4))
     _, opt = brute_force_ruleset(X, y, C, D, empty_clause=True)
-    st = _State(_problem(X, y), ColGenOptions(complexity_bound=C, max_clause_length=D))
+    st = State(_problem(X, y), ColGenOptions(complexity_bound=C, max_clause_length=D))
     duals = read_duals(st, float(rng.uniform(2, 10)), rng.uniform(0, 1, len(st.P)) * st.a,
                        float(rng.uniform(0, 0.5)), True)
     growth = float(rng.uniform(3, 12))
@@ -276,7 +276,7 @@ def test_enumerated_knapsack_bound_never_exceeds_the_optimum(seed):
     rng = np.random.default_rng(seed)
     C, D, empty = int(rng.integers(3, 12)), int(rng.integers(2, 4)), bool(seed % 2)
     _, opt = brute_force_ruleset(X, y, C, D, empty_clause=empty)
-    st = _State(_problem(X, y), ColGenOptions(complexity_bound=C, max_clause_length=D,
+    st = State(_problem(X, y), ColGenOptions(complexity_bound=C, max_clause_length=D,
                                              empty_clause=empty))
     for _ in range(4):
         base = read_duals(st, 0.0, rng.uniform(0, 1, len(st.P)) * st.a, 0.0, empty)
@@ -329,7 +329,7 @@ def test_enumerated_knapsack_at_the_lp_duals_can_beat_the_lp_and_stays_below_the
     C, D, empty = int(rng.integers(2, 7)), 3, bool(seed % 2)
     _, opt = brute_force_ruleset(X, y, C, D, empty_clause=empty, sample_weight=w)
     p = RuleProblem.from_matrix(X, y, [f"f{j}" for j in range(X.shape[1])], sample_weight=w)
-    st = _State(p, ColGenOptions(complexity_bound=C, max_clause_length=D, empty_clause=empty))
+    st = State(p, ColGenOptions(complexity_bound=C, max_clause_length=D, empty_clause=empty))
     z_lp, mu, lam = _master_lp_duals(st, empty)
     base = read_duals(st, z_lp, mu, lam, empty)
     prev = -math.inf
@@ -371,15 +371,15 @@ def test_the_last_search_spends_final_bound_node_limit_in_all(monkeypatch):
     final_bound_node_limit nodes together (its first at most bound_node_limit), they
     enumerate every clause below 0 (no threshold for long clauses), and its bound stays below
     the optimum."""
-    from rulecert.mipmodels.colgen import loop
+    from rulecert.mipmodels.colgen import bound_search
     calls = []
-    orig = loop.price_by_branch_and_bound
+    orig = bound_search.price_by_branch_and_bound
 
     def spy(*a, **kw):
         r = orig(*a, **kw)
         calls.append((kw.get("node_limit"), kw.get("upper", 0.0), r.nodes))
         return r
-    monkeypatch.setattr(loop, "price_by_branch_and_bound", spy)
+    monkeypatch.setattr(bound_search, "price_by_branch_and_bound", spy)
     X, y = _instance(6, n=40, d=8, noise=0.3)
     _, opt = brute_force_ruleset(X, y, 8, 5)
     _, cert = solve(_problem(X, y), complexity_bound=8, max_clause_length=5, max_iter=1,
@@ -397,7 +397,7 @@ def test_enumeration_past_its_cap_keeps_a_valid_bound():
     the clauses it dropped."""
     from rulecert.mipmodels.colgen.pricing.bnb import price_by_branch_and_bound as bnb
     X, y = _implied_instance(3)
-    st = _State(_problem(X, y), ColGenOptions(complexity_bound=8, max_clause_length=3))
+    st = State(_problem(X, y), ColGenOptions(complexity_bound=8, max_clause_length=3))
     rng = np.random.default_rng(0)
     dt = read_duals(st, 0.0, rng.uniform(0.5, 1, len(st.P)) * st.a, 0.0, True)
     full = bnb(st.X, dt.v, dt.const, dt.lit, 3, K=10**6, upper=0.0, tighten=False)
@@ -421,7 +421,7 @@ def test_conflict_bound_on_duplicated_samples(seed):
     p = RuleProblem.from_matrix(X, y, [f"f{j}" for j in range(5)], sample_weight=w)
     C, fnw = int(rng.integers(2, 8)), float(rng.choice([0.5, 1.0, 2.0]))
     _, opt = brute_force_ruleset(X, y, C, 3, sample_weight=w, fn_weight=fnw, empty_clause=True)
-    st = _State(p, ColGenOptions(complexity_bound=C, max_clause_length=3, fn_weight=fnw))
+    st = State(p, ColGenOptions(complexity_bound=C, max_clause_length=3, fn_weight=fnw))
     _, _, pos, neg = p.groups
     want = sum(min(fnw * a, b) for a, b in zip(pos, neg))
     assert conflict_bound(st) == st.round_bound(want) and conflict_bound(st) <= opt + 1e-9

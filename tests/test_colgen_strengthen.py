@@ -60,7 +60,8 @@ def test_a_budget_within_the_solves_own_last_search_is_skipped_and_could_not_rai
     ``final_bound_node_limit`` nodes.  The same descent (from the recorded share) with any
     budget up to that proves no more than the solve's bound, so ``strengthen_bound`` skips
     it and says why; a larger budget continues, never past brute force."""
-    from rulecert.mipmodels.colgen.loop import _State, bound_pricer, final_bound_search
+    from rulecert.mipmodels.colgen.bound_search import bound_pricer, final_bound_search
+    from rulecert.mipmodels.colgen.state import State
     raised = repeated = 0
     for seed in (0, 2, 3):
         X, y = _instance(seed + 700, n=60, d=12, noise=0.3)
@@ -73,7 +74,7 @@ def test_a_budget_within_the_solves_own_last_search_is_skipped_and_could_not_rai
         state, before = sol.bound_state, sol.certificate
         assert before.stats["stop_reason"] == "pricing_exhausted"
         assert state.searched_nodes == 300 and not before.proven_optimal
-        st = _State(p, state.options)
+        st = State(p, state.options)
         last = [h for h in before.history if "iteration_bound" in h][-1]["iteration_bound"]
         for budget in (1, 50, 150, 300):
             again = final_bound_search(st, state.options, state.duals, state.pricing_bound, [],

@@ -1,14 +1,25 @@
 """Boolean rule sets (DNF / CNF) by column generation with a certified gap.
 
-``solve(problem, options) -> ColgenSolution`` (unpacks as ``(RuleSet, Certificate)``); see
-:mod:`.loop` for the method and its phases, :mod:`.master` for the restricted master in
-HiGHS, :mod:`.pricing` for the pricers (heuristic, beam, branch-and-bound, CP-SAT) and their
-chain, :mod:`.bounds` for the bound arithmetic, :mod:`.restricted_ip` for the restricted IP
-and its warm starts (:mod:`.localsearch`); ``strengthen_bound`` (:mod:`.strengthen`) raises
-the bound of a stopped solve by counted work; ``certification_options`` (:mod:`.presets`)
-gives the counted limits of a certification run.
+``solve(problem, options) -> ColgenSolution`` (unpacks as ``(RuleSet, Certificate)``).  The
+floor plan, in the order of a solve:
+
+* :mod:`.options`: ``ColGenOptions`` and their checks, before any work;
+* :mod:`.state`: the instance as the solve sees it (grouped samples, ``C``, ``D``);
+* :mod:`.loop`: the method and its phases (the module doc), the column-generation loop and
+  the certificate;
+* :mod:`.master`: the restricted master LP / IP in HiGHS;
+* :mod:`.pricing`: the pricers (heuristic, beam, branch-and-bound, CP-SAT) and their chain;
+* :mod:`.bounds`: the bound arithmetic; :mod:`.bound_search`: the searches that raise the
+  bound during column generation and at its end;
+* :mod:`.restricted_ip`: the restricted IP and its warm starts (:mod:`.localsearch`);
+* :mod:`.dive`: the column-generation dive (a primal heuristic);
+* :mod:`.gap_closing`: gap closing by reduced-cost enumeration;
+* :mod:`.strengthen`: ``strengthen_bound`` raises the bound of a stopped solve by counted
+  work; :mod:`.presets`: ``certification_options``, the counted limits of a certification
+  run.
 """
-from .loop import BoundState, ColgenSolution, ColGenOptions, solve
+from .loop import BoundState, ColgenSolution, solve
+from .options import ColGenOptions
 from .master import RestrictedMaster
 from .presets import certification_options
 from .restricted_ip import LIGHT_IP_OPTIONS

@@ -57,7 +57,7 @@ def _stopped(run, end: Deadline) -> str | None:
 
 
 def dive(run, improving) -> dict:
-    """Dive from the restricted LP of ``run`` (the loop's state); ``improving(duals)`` turns a
+    """Dive from the restricted LP of ``run`` (:class:`.state.Run`); ``improving(duals)`` turns a
     pricing result into the master's new clauses.  Returns the record of the dive (its
     rule set, a bool selection over the columns, in ``"selection"``; None when it found
     none); the fixings are released, its columns stay."""

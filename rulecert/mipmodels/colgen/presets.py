@@ -1,6 +1,6 @@
 """Limits of a certification run: counted work only, sized to the data.
 
-:func:`certification_options` gives the :class:`~.loop.ColGenOptions` fields with which
+:func:`certification_options` gives the :class:`~.options.ColGenOptions` fields with which
 ``experiments/brcg_bounds.py`` measures certified gaps and ``rulecert brcg --certify`` fits:
 exact pricing by branch-and-bound, no wall-clock limit anywhere (the same result on every
 machine for a given number of workers), node budgets large enough that pricing can prove

@@ -4,7 +4,7 @@ A solve stopped by ``max_iter``, a time limit or Ctrl-C keeps the last duals it 
 (:class:`~rulecert.mipmodels.colgen.loop.BoundState`).  Any duals give a valid Lagrangian
 bound (``bounds.py``), so :func:`strengthen_bound` can spend more branch-and-bound nodes
 there, by the same descent in the complexity dual as the solve's last search
-(``loop.final_bound_search``), and return the solution with the better of the two
+(``bound_search.final_bound_search``), and return the solution with the better of the two
 bounds.  The rule set is unchanged; the bound never decreases, and it never decreases when
 the node budget grows.  This keeps a solve's own bound non-decreasing in its limits (a
 longer solve repeats a shorter one) while a stopped solve can still be certified further.
@@ -17,7 +17,9 @@ import time
 from ...certificate import certify
 from ...limits import check_count_limit
 from ...monitor import catch_interrupt, interrupt_requested
-from .loop import ColgenSolution, _State, bound_message, bound_pricer, final_bound_search
+from .bound_search import bound_pricer, final_bound_search
+from .loop import ColgenSolution, bound_message
+from .state import State
 
 
 def strengthen_bound(problem, solution: ColgenSolution, node_budget: int) -> ColgenSolution:
@@ -35,7 +37,7 @@ def strengthen_bound(problem, solution: ColgenSolution, node_budget: int) -> Col
                          "iteration ran, or it is not a colgen solution)")
     node_budget = check_count_limit(node_budget, "node_budget", allow_none=False)
     o = state.options
-    st = _State(problem, o)
+    st = State(problem, o)
     if st.fingerprint() != state.fingerprint:
         raise ValueError("problem is not the one this solution was solved on (its samples, "
                          "labels, weights or options differ)")

@@ -51,7 +51,7 @@ class _Call:
     """One pricer call: the options, the instance, its limits and the hint so far."""
 
     o: object
-    """The :class:`~rulecert.mipmodels.colgen.loop.ColGenOptions` of the solve."""
+    """The :class:`~rulecert.mipmodels.colgen.options.ColGenOptions` of the solve."""
     inst: PricingInstance
     start: float
     time_limit: float | None

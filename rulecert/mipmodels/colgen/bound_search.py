@@ -1,0 +1,177 @@
+"""The searches for a better Lagrangian bound during and at the end of column generation.
+
+Each iteration where pricing's best clause is mild, :func:`dual_search` searches the
+complexity dual ``t`` that maximises the bound at the LP's cover duals
+(``bounds.complexity_dual_search``); where pricing found no clause and column generation
+stops, the last search (:func:`final_bound_search`, also ``strengthen_bound``'s) descends in
+``t`` under ``final_bound_node_limit`` nodes in all (``bounds.complexity_dual_descent``).
+Both price with :func:`bound_pricer`: the exact branch-and-bound on the full data,
+node-limited, whose bound at its limit is proven.  The mathematics is ``bounds.py``'s.
+"""
+from __future__ import annotations
+
+import math
+import time
+
+from ...monitor import interrupt_requested
+from .bounds import DualSearch, Duals, complexity_dual_descent, complexity_dual_search
+from .options import ColGenOptions
+from .pricing import PricingRound, price_by_branch_and_bound
+from .state import Run, State, reduced_cost
+
+
+BOUND_SEARCH_SHARE = 0.25
+"""Under a wall-clock limit, the complexity-dual search may use at most this share of
+column generation's time limit (measured by bench_brcg.py's same-matrix run: unbudgeted,
+it took 80-90% of short fits on ionosphere and wdbc, proved nothing there, and left column
+generation too few iterations to match AIX360's loss).  Without a time limit nothing is
+skipped, so counted-limit runs stay reproducible."""
+
+
+FINAL_BOUND_SEARCH_STEPS = 40
+"""At most this many pricing calls in the last search, when pricing found no clause (column
+generation then stops): a descent in ``t`` under ``final_bound_node_limit`` nodes in all
+(``bounds.complexity_dual_descent``), each proof about twice the nodes of the one before,
+so the node budget, not this count, ends it."""
+BOUND_ENUMERATION_CAP = 2000
+"""The complexity-dual search enumerates every clause of negative reduced cost at its ``t``
+(bounds.knapsack_bound's items); past this many the step counts as unproven."""
+
+
+def bound_pricer(st: State, o: ColGenOptions, deadline=lambda: None, account=None):
+    """The pricer of the complexity-dual searches (``bounds.py``): the exact branch-and-bound
+    on the full data, node-limited (its bound at the limit is proven).  ``price_at(duals_t,
+    share, node_limit) -> (classes, clauses, complete, items, nodes)``; with ``share`` 0 one
+    call enumerates every clause below 0 (the last search's), else two calls (short clauses,
+    and long ones down to a threshold) each get ``node_limit``; ``deadline()`` gives
+    the calls' wall-clock end (None: none), ``account(seconds, nodes)`` is told each call's
+    work; a call that the clock or Ctrl-C stopped reports ``NODES_STOPPED`` nodes."""
+
+    def price_at(dt: Duals, share: float, node_limit: int | None = o.bound_node_limit):
+        if interrupt_requested():       # Ctrl-C between calls: none starts (no bound proven)
+            return [(2, -math.inf)], [], False, None, NODES_STOPPED
+        tp = time.perf_counter()
+        end = deadline()
+        bb = dict(K=BOUND_ENUMERATION_CAP, tighten=False, deadline=end, workers=o.workers)
+        L = o.bound_short_length
+        if st.D <= L or st.C is None or share <= 0:
+            parts = [(price_by_branch_and_bound(st.X, dt.v, dt.const, dt.lit, st.D,
+                                                node_limit=node_limit, **bb), 2, 0, 0.0)]
+        else:
+            # short clauses exactly; the few long ones that fit (complexity >= L + 2) only
+            # down to u: a proof much cheaper than rc >= 0 (bounds.knapsack_bound); each
+            # call has the node limit
+            n_long = max(1, math.floor(st.C / (L + 2)))
+            u = -share * max(abs(dt.rmlp), 1e-9) / n_long
+            parts = [(price_by_branch_and_bound(st.X, dt.v, dt.const, dt.lit, L,
+                                                node_limit=node_limit, **bb), 2, 0, 0.0),
+                     (price_by_branch_and_bound(st.X, dt.v, dt.const, dt.lit, st.D, upper=u,
+                                                node_limit=node_limit, **bb), L + 2, L, u)]
+        complete = all(r.complete for r, *_ in parts)
+        # the enumerated clauses of each part's own class (the long search's short clauses
+        # are the short search's too); complete: every skipped clause of a class is >= its
+        # threshold; else each part's proven bound holds for its whole class
+        found = {cl: rc for r, _, shorter, _ in parts
+                 for cl, rc in zip(r.clauses, r.reduced_costs) if len(cl) > shorter}
+        if complete:
+            classes = [(c, thr) for _, c, _, thr in parts]
+            items = [(rc, 1 + len(cl)) for cl, rc in found.items()]
+        else:
+            classes, items = [(c, r.bound) for r, c, _, _ in parts], None
+        best = sorted(found, key=found.get)[:o.columns_per_iter]
+        now, nodes = time.perf_counter(), sum(r.nodes for r, *_ in parts)
+        if account is not None:
+            account(now - tp, nodes)
+        stopped = end is not None and now >= end or interrupt_requested()
+        return classes, best, complete, items, NODES_STOPPED if stopped else nodes
+    return price_at
+
+
+def final_search_steps(o: ColGenOptions) -> int:
+    """The pricing calls of the last search (the solve's and ``strengthen_bound``'s)."""
+    return max(o.bound_search_steps, FINAL_BOUND_SEARCH_STEPS)
+
+
+def final_bound_search(st: State, o: ColGenOptions, duals: Duals, zlb: float, found: list, ub: float,
+                       price_at, budget: int | None, steps: int | None = None, **kw):
+    """The last bound search, of a solve whose pricing found no clause and of
+    ``strengthen_bound``: the descent in the complexity dual (``bounds.py``) under ``budget``
+    nodes in all, every clause below 0 enumerated (``price_at`` of :func:`bound_pricer` at
+    share 0: measured on pima's final duals at C = 10, the long-clause threshold's proofs cost
+    as many nodes as lowering t to the same bound, or more); ``steps`` None:
+    :func:`final_search_steps`."""
+    if steps is None:
+        steps = final_search_steps(o)
+    return complexity_dual_descent(st, duals, zlb, found, ub,
+                                   lambda dt, f, limit: price_at(dt, 0.0, limit), budget,
+                                   o.bound_node_limit, steps, o.tol, **kw)
+
+
+NODES_STOPPED = 10 ** 18
+"""The nodes :func:`bound_pricer` reports for a call that the clock or Ctrl-C stopped: a
+descent (``bounds.complexity_dual_descent``) then has no budget left."""
+
+
+def dual_search(run: Run, duals: Duals, rnd: PricingRound) -> DualSearch:
+    """The complexity dual search of ``bounds.py`` (:func:`bound_pricer`), under
+    ``BOUND_SEARCH_SHARE`` of a time limit."""
+    o, st = run.o, run.st
+
+    def deadline():
+        left = _bound_search_seconds(run)
+        return None if left is None else min(run.cg_end.end,
+                                             time.perf_counter() + max(0.0, left))
+
+    def account(seconds, nodes):
+        run.times["bound_search"] = run.times.get("bound_search", 0.0) + seconds
+        run.calls["bound_search"] = run.calls.get("bound_search", 0) + 1
+
+    price_at = bound_pricer(st, o, deadline, account)
+
+    # only where pricing's best clause is mild (the paper's bound with it as z_CG would lose
+    # under 30% of z_RMLP): far from convergence no t makes these duals a good bound
+    rc_best = min((reduced_cost(st, duals, c) for c in rnd.clauses), default=0.0)
+    mild = st.C is None or rc_best * st.C / 2 >= -0.3 * abs(duals.rmlp)
+    steps = o.bound_search_steps if mild and not run.cg_end.expired() else 0
+    last = o.max_iter is not None and run.it + 1 >= o.max_iter
+    final = not rnd.clauses and steps > 0
+    if final:
+        # pricing found nothing: column generation stops here (unless the search finds a
+        # clause) in this run and in any longer one, so a longer search keeps the bound
+        # non-decreasing in the limits; it is the last chance to raise it
+        steps = final_search_steps(o)
+    elif run.it < run.search_next and not last:
+        steps = 0   # backoff: searches that do not raise the bound come ever more rarely
+    left = _bound_search_seconds(run)
+    if left is not None and left <= 0.0:
+        steps = 0   # under a time limit the search must not starve column generation
+    run.searched = None
+    if final:
+        sr = final_bound_search(st, o, duals, rnd.bound, rnd.clauses, run.ub_empty, price_at,
+                                o.final_bound_node_limit, steps, best_known=run.best_bound,
+                                share=run.share)
+        if steps and deadline() is None and not interrupt_requested():
+            budget = o.final_bound_node_limit
+            run.searched = (run.share, math.inf if budget is None else budget)
+    else:
+        sr = complexity_dual_search(st, duals, rnd.bound, rnd.clauses, run.ub_empty,
+                                    lambda dt, f: price_at(dt, f)[:4], steps, o.tol,
+                                    best_known=run.best_bound, share=run.share)
+    if steps:   # the next iteration starts from a little below the last proven share
+        run.share = 0.1 if sr.share is None and run.share >= 0.9 else (
+            min(0.9, 3 * run.share) if sr.share is None else max(0.01, 0.7 * sr.share))
+        # deterministic backoff (counted in iterations, not seconds): after a search that
+        # did not raise the best bound, wait twice as long before the next one
+        run.search_gap = 1 if sr.bound > run.best_bound else 2 * run.search_gap
+        run.search_next = run.it + run.search_gap
+    return sr
+
+
+def _bound_search_seconds(run: Run) -> float | None:
+    """Seconds the complexity-dual search may still use under a time limit:
+    ``BOUND_SEARCH_SHARE`` of column generation's time limit minus what it used (its calls
+    stop there, still proving their bound); None without a limit."""
+    if run.cg_end.end is None:
+        return None
+    return BOUND_SEARCH_SHARE * run.cg_end.time_limit - run.times.get("bound_search", 0.0)
+

@@ -1,0 +1,192 @@
+"""What a column-generation solve works on: the instance (:class:`State`: the samples
+grouped by identical binary features, transformed for CNF, with the masses, ``C``, ``D``, the
+penalties and the clauses the master holds), the helpers every phase shares (a clause's
+coverage, column, reduced cost, irredundant form), and the state of one solve (:class:`Run`:
+the master, the clocks, the bound so far, why it stopped), which the loop, the bound searches,
+the dive, the restricted IP and gap closing all update.
+"""
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import math
+
+import numpy as np
+
+from ...certificate import Termination
+from ...limits import Deadline
+from ...monitor import Monitor
+from .bounds import Duals
+from .master import RestrictedMaster
+from .options import ColGenOptions
+
+
+def irredundant(X: np.ndarray, clause: tuple[int, ...]) -> tuple[int, ...]:
+    """Drop literals that do not change the clause's coverage on the training groups."""
+    cl = list(clause)
+    cov = np.logical_and.reduce(X[:, cl], axis=1)
+    i = 0
+    while i < len(cl) and len(cl) > 1:
+        rest = cl[:i] + cl[i + 1:]
+        if np.array_equal(np.logical_and.reduce(X[:, rest], axis=1), cov):
+            cl = rest
+        else:
+            i += 1
+    return tuple(sorted(cl))
+
+
+class State:
+    """Everything the loop knows about the (transformed) instance."""
+
+    def __init__(self, problem, o: ColGenOptions):
+        patterns, _, pos, neg = problem.groups
+        X = np.asarray(patterns, dtype=bool)
+        pos, neg = np.asarray(pos, float), np.asarray(neg, float)
+        if o.form == "cnf":
+            X, pos, neg = ~X, neg, pos
+        keep = (pos > 0) | (neg > 0)          # zero-weight samples play no part
+        X, pos, neg = X[keep], pos[keep], neg[keep]
+        self.X = np.ascontiguousarray(X)
+        self.G, self.d = X.shape
+        self.pos, self.neg = pos, neg
+        self.P = np.flatnonzero(pos > 0)
+        self.row_of = np.full(self.G, -1, dtype=np.int64)
+        self.row_of[self.P] = np.arange(len(self.P))
+        self.a = o.fn_weight * pos[self.P]
+        self.C = None if o.complexity_bound is None else float(o.complexity_bound)
+        D = o.max_clause_length
+        if D is None:
+            D = int(math.floor(self.C)) - 1 if self.C is not None else 10
+        if self.C is not None:
+            D = min(D, int(math.floor(self.C)) - 1)
+        self.D = max(1, min(int(D), self.d))
+        self.lam0, self.lam1 = float(o.clause_penalty), float(o.literal_penalty)
+        coeffs = np.concatenate([self.a, neg, [self.lam0, self.lam1]])
+        self.integral = bool(np.all(coeffs == np.round(coeffs)))
+        self.gran = 1.0 if self.integral else 0.0
+        self.keys: dict[bytes, int] = {}   # coverage pattern -> length of the column holding it
+        self.index: dict[bytes, int] = {}  # coverage pattern -> its shortest column
+        self.clauses: list[tuple[int, ...]] = []
+
+    def fingerprint(self) -> str:
+        """The transformed instance (groups, masses, C, D, penalties), to recognise it."""
+        h = hashlib.sha256()
+        for arr in (self.X, self.pos, self.neg, self.a):
+            h.update(np.ascontiguousarray(arr).tobytes())
+        h.update(repr((self.X.shape, self.C, self.D, self.lam0, self.lam1)).encode())
+        return h.hexdigest()
+
+    def n_max(self, ub: float) -> float:
+        """Most clauses a solution of objective <= ub can hold."""
+        n = math.inf
+        if self.C is not None:
+            n = math.floor(self.C / 2.0 + 1e-9)
+        pmin = self.lam0 + self.lam1
+        if pmin > 0:
+            n = min(n, math.floor(ub / pmin + 1e-9))
+        return n
+
+    def coverage(self, clause) -> np.ndarray:
+        return np.logical_and.reduce(self.X[:, list(clause)], axis=1)
+
+    def column(self, clause):
+        cov = self.coverage(clause)
+        cost = float(self.neg[cov].sum()) + self.lam0 + self.lam1 * len(clause)
+        rows = self.row_of[cov]
+        return cov, cost, rows[rows >= 0], 1 + len(clause)
+
+    def round_bound(self, lb: float) -> float:
+        if self.integral and math.isfinite(lb):
+            return float(math.ceil(lb - 1e-6))
+        return lb
+
+
+def reduced_cost(st: State, duals: Duals, clause) -> float:
+    return duals.const + duals.lit * len(clause) + float(duals.v[st.coverage(clause)].sum())
+
+
+@dataclasses.dataclass
+class Run:
+    """The state of one :func:`solve`: the instance, the master and what the loop has learned."""
+
+    o: ColGenOptions
+    st: State
+    master: RestrictedMaster
+    rng: np.random.Generator
+    end: Deadline
+    """The whole solve's clock."""
+    cg_end: Deadline
+    """The column-generation phase's clock (``1 - ip_time_fraction`` of the limit)."""
+    ub_empty: float
+    ip_gap: float
+    times: dict = dataclasses.field(default_factory=lambda: {
+        "lp": 0.0, "pricing_heuristic": 0.0, "pricing_beam": 0.0, "pricing_bnb": 0.0,
+        "pricing_cpsat": 0.0, "local_search": 0.0, "ip": 0.0, "close_gap": 0.0})
+    calls: dict = dataclasses.field(default_factory=lambda: {
+        "heuristic": 0, "beam": 0, "bnb": 0, "cp-sat": 0})
+    monitor: Monitor | None = None
+    """Ctrl-C, the user's callback, the memory cap and the history (``monitor.history``)."""
+    pricing_log: list = dataclasses.field(default_factory=list)
+    best_bound: float = 0.0                  # Hamming loss and penalties are >= 0
+    bound_kind: str = "trivial"
+    best_duals: tuple | None = None          # (bound, Duals, z_CG) of the best bound
+    last_rmlp: float | None = None
+    last_priced: tuple | None = None         # (Duals, pricing bound) of the last pricing
+    stop: str | None = None
+    stop_term: Termination | None = None
+    stop_msg: str = ""
+    sampled_any: bool = False
+    mispricings: int = 0
+    share: float = 0.1                       # complexity-dual search: share to start from
+    searched: tuple | None = None            # (share, node budget) of a final search at
+                                             # the last duals that ran on counted limits
+    search_next: int = 0                     # ... the next iteration it may run at
+    search_gap: int = 1                      # ... iterations between searches (backoff)
+    it: int = 0
+    cg_time: float = 0.0
+    gap_info: dict = dataclasses.field(default_factory=dict)
+    dive: dict | None = None                 # the dive's record (``dive.py``), when it ran
+
+    @property
+    def t0(self) -> float:
+        return self.end.start
+
+    @property
+    def history(self) -> list:
+        return self.monitor.history
+
+    def check_stop(self, where: str = "column generation",
+                   overriding: bool = False) -> Termination | None:
+        """The monitor's termination on Ctrl-C, the user's callback or the memory cap (the
+        solve is then halted, said to be ``where``, unless it had already stopped and not
+        ``overriding``: the dive overrides a ``max_iter`` stop); None: go on."""
+        why = self.monitor.should_stop()
+        if why is None or why[0] is Termination.TIME_LIMIT:
+            return None
+        term, msg = why
+        if self.stop is None or overriding:
+            self.halt("memory_limit" if term is Termination.MEMORY_LIMIT else "interrupted",
+                      term, f"{msg} ({where})")
+        return term
+
+    def halt(self, stop: str, term: Termination | None, msg: str) -> None:
+        self.stop, self.stop_term, self.stop_msg = stop, term, msg
+
+    def add_clauses(self, clauses) -> int:
+        """Add the clauses whose coverage no column of at most their length holds yet;
+        returns how many were added."""
+        st = self.st
+        covers, costs, cpx = [], [], []
+        for cl in clauses:
+            cov, cost, rows, c = st.column(cl)
+            key = cov.tobytes()
+            if key in st.keys and st.keys[key] <= len(cl):
+                continue
+            st.keys[key] = len(cl)
+            st.index[key] = len(st.clauses)
+            st.clauses.append(tuple(cl))
+            covers.append(rows)
+            costs.append(cost)
+            cpx.append(c)
+        self.master.add_columns(covers, costs, cpx)
+        return len(covers)
