@@ -5,8 +5,10 @@ complexity dual ``t`` that maximises the bound at the LP's cover duals
 (``bounds.complexity_dual_search``); where pricing found no clause and column generation
 stops, the last search (:func:`final_bound_search`, also ``strengthen_bound``'s) descends in
 ``t`` under ``final_bound_node_limit`` nodes in all (``bounds.complexity_dual_descent``).
-Both price with :func:`bound_pricer`: the exact branch-and-bound on the full data,
-node-limited, whose bound at its limit is proven.  The mathematics is ``bounds.py``'s.
+Under a time limit, :func:`raise_bound_with_time_left` spends the time the phases left on
+the same descent at the last duals, stopped by the clock.  All price with
+:func:`bound_pricer`: the exact branch-and-bound on the full data, node-limited, whose bound
+at its limit is proven.  The mathematics is ``bounds.py``'s.
 """
 from __future__ import annotations
 
@@ -17,6 +19,7 @@ from ...monitor import interrupt_requested
 from .bounds import DualSearch, Duals, complexity_dual_descent, complexity_dual_search
 from .options import ColGenOptions
 from .pricing import PricingRound, price_by_branch_and_bound
+from .restricted_ip import STOPPED, RestrictedIP, seconds_left
 from .state import Run, State, reduced_cost
 
 
@@ -175,3 +178,56 @@ def _bound_search_seconds(run: Run) -> float | None:
         return None
     return BOUND_SEARCH_SHARE * run.cg_end.time_limit - run.times.get("bound_search", 0.0)
 
+
+TIME_LEFT_MIN_SECONDS = 1.0
+""":func:`raise_bound_with_time_left` starts only with at least this many seconds left."""
+
+
+def raise_bound_with_time_left(run: Run, ip: RestrictedIP) -> None:
+    """Under a time limit, raise the bound with the time the phases left.
+
+    Column generation stops at its share of the limit (``1 - ip_time_fraction``) and the
+    restricted IP, the dive and gap closing often finish early; a solver given a time limit
+    is expected to spend it on the gap.  So a solve that is not proven optimal runs the last
+    search (:func:`final_bound_search`, the descent in the complexity dual) at the last duals
+    priced, with no node budget, every call stopped by the clock at the limit (a call stopped
+    so still proves its bound).  The bound never falls; the search stops at the rule set's
+    objective.  Skipped without a time limit (counted runs stay reproducible:
+    ``final_bound_node_limit`` and ``strengthen_bound`` are theirs), after Ctrl-C or another
+    monitor stop, in the penalized form, at duals where pricing proved no negative reduced
+    cost, and with under :data:`TIME_LEFT_MIN_SECONDS` left.  Ctrl-C during the search stops
+    the solve as ``interrupted`` with the bound proven so far.  The record is
+    ``run.time_left_search`` (the certificate's ``stats["bound_time_left"]``)."""
+    o, st = run.o, run.st
+    if (o.time_limit is None or run.last_priced is None or st.C is None
+            or run.stop in STOPPED or run.monitor.should_stop() is not None
+            or ip.objective - run.best_bound <= max(st.gran, 1e-9) - 1e-9
+            or seconds_left(run.end) < TIME_LEFT_MIN_SECONDS):
+        return
+    duals, zlb = run.last_priced
+    if zlb >= -o.tol:
+        return
+    t0, used = time.perf_counter(), [0]
+
+    def account(seconds, nodes):
+        used[0] += nodes
+        run.times["bound_search"] = run.times.get("bound_search", 0.0) + seconds
+        run.calls["bound_search"] = run.calls.get("bound_search", 0) + 1
+
+    before = run.best_bound
+    sr = final_bound_search(st, o, duals, zlb, [], run.ub_empty,
+                            bound_pricer(st, o, lambda: run.end.end, account), None,
+                            best_known=before, target=ip.objective, share=run.share)
+    raised = sr.bound > before
+    if raised:
+        run.best_bound = sr.bound
+        run.bound_kind = (f"lagrangian at the last duals, raised with the time left "
+                          f"(complexity dual {sr.t:.6g}, {used[0]} nodes)")
+    interrupted = run.check_stop("raising the bound with the time left",
+                                 overriding=True) is not None
+    run.time_left_search = {"seconds": time.perf_counter() - t0, "nodes": used[0],
+                            "bound_before": before, "bound": run.best_bound,
+                            "complexity_dual": sr.t if raised else None,
+                            "interrupted": interrupted}
+    run.monitor.sample(ip.objective, run.best_bound, event="bound search",
+                       phase="bound search with the time left", nodes=used[0])

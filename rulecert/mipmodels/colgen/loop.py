@@ -39,6 +39,8 @@ Algorithm
    under a time limit, its start is what is returned.
 5. Optional gap closing (``close_gap``): every clause whose reduced cost is small enough to
    appear in a better solution is enumerated and added, then the IP is re-solved (below).
+6. Under a time limit, the time the phases left raises the bound (``bound_search.py``: the
+   last search's descent at the last duals, stopped by the clock).
 
 Lower bound (Lagrangian / LP duality).  For any duals ``mu >= 0``, ``lambda >= 0`` and any
 integer solution ``(xi, w)`` with ``xi in [0,1]``,
@@ -117,7 +119,7 @@ from ...monitor import Monitor, catch_interrupt, interrupt_requested
 from ...models.ruleset import RuleSet, ruleset_objective
 from .. import cpsat as cx
 from .. import highs as hx
-from .bound_search import dual_search
+from .bound_search import dual_search, raise_bound_with_time_left
 from .bounds import Duals, conflict_bound, read_duals
 from .dive import dive
 from .gap_closing import close_gap
@@ -213,6 +215,7 @@ def solve(problem, options: ColGenOptions | None = None, *, callback=None,
                                                                           o.tol))
             resolve_after_dive(run, ip)
         close_gap(run, ip)
+        raise_bound_with_time_left(run, ip)
         return _finalize(run, ip, problem)
 
 
@@ -508,6 +511,7 @@ def _stats(run: Run, ip: RestrictedIP, rs: RuleSet, score, clauses) -> dict:
             "restricted_ip_termination": (None if ip.result is None
                                           else ip.result.termination.value),
             "gap_closing": run.gap_info,
+            "bound_time_left": run.time_left_search,
             "dive": None if run.dive is None else {k: v for k, v in run.dive.items()
                                                    if k != "selection"},
             "time": {**run.times, "column_generation": run.cg_time},

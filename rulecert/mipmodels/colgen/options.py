@@ -50,7 +50,8 @@ class ColGenOptions:
     heuristic when CP-SAT finds nothing; "bnb": as "auto" without CP-SAT;
     "heuristic": the paper's greedy heuristic only."""
     time_limit: float | None = None
-    """Wall-clock limit of the whole solve (all phases)."""
+    """Wall-clock limit of the whole solve (all phases).  A solve not proven optimal spends
+    what its phases leave of it on the bound (``bound_search.raise_bound_with_time_left``)."""
     pricing_time_limit: float | None = 30.0
     """Wall-clock limit of one CP-SAT pricing call."""
     pricing_deterministic_time: float | None = None

@@ -146,6 +146,7 @@ class Run:
     cg_time: float = 0.0
     gap_info: dict = dataclasses.field(default_factory=dict)
     dive: dict | None = None                 # the dive's record (``dive.py``), when it ran
+    time_left_search: dict | None = None     # ``bound_search.raise_bound_with_time_left``'s
 
     @property
     def t0(self) -> float:
