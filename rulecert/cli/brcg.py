@@ -268,6 +268,10 @@ def run(args) -> int:
               f"strengthened    : bound {b['bound_before']:g} -> {b['bound']:g} with {b['nodes']} "
               f"of {b['node_budget']} nodes in {b['seconds']:.1f}s"
               + (" (interrupted)" if b["interrupted"] else ""))
+    if s.get("bound_time_left"):
+        b = s["bound_time_left"]
+        print(f"time left       : bound {b['bound_before']:g} -> {b['bound']:g} with {b['nodes']} "
+              f"nodes in {b['seconds']:.1f}s" + (" (interrupted)" if b["interrupted"] else ""))
     if s.get("dive"):
         dv = s["dive"]
         found = "no rule set" if dv["objective"] is None else f"objective {dv['objective']:g}"
