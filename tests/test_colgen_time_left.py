@@ -93,3 +93,29 @@ def test_ctrl_c_during_the_search_stops_the_solve_as_interrupted(monkeypatch):
     assert cert.stats["stop_reason"] == "interrupted"
     assert "raising the bound with the time left" in cert.message
     _check_certificate(cert, rs, p, bf, C)
+
+
+def test_a_call_the_clock_stopped_ends_the_descent():
+    """``bounds.complexity_dual_descent`` without a node budget (the time-left search's): a
+    pricing call that reports ``NODES_STOPPED`` nodes (the clock or Ctrl-C stopped it) ends
+    the descent, so no call starts after the time limit.  A pricer that never proves
+    anything is called ``steps`` times; stopped at its second call, twice."""
+    from rulecert.mipmodels.colgen.bounds import NODES_STOPPED, complexity_dual_descent
+    from rulecert.mipmodels.colgen.state import State
+    X, y, p = _tiny(0)
+    sol = solve(p, **{k: v for k, v in LIMITED.items() if k != "time_limit"})
+    state = sol.bound_state
+    st = State(p, state.options)
+
+    def descent(stop_at):
+        calls = []
+
+        def price_at(dt, f, limit):
+            calls.append(limit)
+            nodes = NODES_STOPPED if len(calls) == stop_at else 10
+            return [(2, -1e9)], [], False, None, nodes      # nothing proven
+        complexity_dual_descent(st, state.duals, state.pricing_bound, [], state.ub, price_at,
+                                None, 10, 6)
+        return len(calls)
+    assert descent(None) == 6
+    assert descent(2) == 2

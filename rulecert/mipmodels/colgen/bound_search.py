@@ -16,7 +16,8 @@ import math
 import time
 
 from ...monitor import interrupt_requested
-from .bounds import DualSearch, Duals, complexity_dual_descent, complexity_dual_search
+from .bounds import (NODES_STOPPED, DualSearch, Duals, complexity_dual_descent,
+                     complexity_dual_search)
 from .options import ColGenOptions
 from .pricing import PricingRound, price_by_branch_and_bound
 from .restricted_ip import STOPPED, RestrictedIP, seconds_left
@@ -108,11 +109,6 @@ def final_bound_search(st: State, o: ColGenOptions, duals: Duals, zlb: float, fo
     return complexity_dual_descent(st, duals, zlb, found, ub,
                                    lambda dt, f, limit: price_at(dt, 0.0, limit), budget,
                                    o.bound_node_limit, steps, o.tol, **kw)
-
-
-NODES_STOPPED = 10 ** 18
-"""The nodes :func:`bound_pricer` reports for a call that the clock or Ctrl-C stopped: a
-descent (``bounds.complexity_dual_descent``) then has no budget left."""
 
 
 def dual_search(run: Run, duals: Duals, rnd: PricingRound) -> DualSearch:

@@ -328,6 +328,10 @@ def complexity_dual_search(st, duals: Duals, zlb: float, found: list, ub: float,
     return ds.best
 
 
+NODES_STOPPED = 10 ** 18
+"""The nodes a pricer of the descent reports for a call that the clock or Ctrl-C stopped
+(``bound_search.bound_pricer``): :func:`complexity_dual_descent` then ends, with or without
+a node budget."""
 DESCENT_COST_RATIO = 2.0
 """The last search's descent aims each proof at about this many times the nodes of the
 previous one (from the growth of the nodes between its last two proofs)."""
@@ -380,6 +384,8 @@ def complexity_dual_descent(st, duals: Duals, zlb: float, found: list, ub: float
         limit = None if math.isinf(min(left, cap)) else int(max(1, min(left, cap)))
         proven, nodes = ds.step(f, lambda dt: price_at(dt, f, limit))
         left -= max(int(nodes), 1)
+        if nodes >= NODES_STOPPED:
+            break                                  # the clock or Ctrl-C stopped the call
         if proven:                                 # give up less
             proofs.append((f, max(int(nodes), 1)))
             if failed is not None:
