@@ -42,14 +42,17 @@ BOUND_ENUMERATION_CAP = 2000
 (bounds.knapsack_bound's items); past this many the step counts as unproven."""
 
 
-def bound_pricer(st: State, o: ColGenOptions, deadline=lambda: None, account=None):
+def bound_pricer(st: State, o: ColGenOptions, deadline=lambda: None, account=None,
+                 hard_end: float | None = None):
     """The pricer of the complexity-dual searches (``bounds.py``): the exact branch-and-bound
     on the full data, node-limited (its bound at the limit is proven).  ``price_at(duals_t,
     share, node_limit) -> (classes, clauses, complete, items, nodes)``; with ``share`` 0 one
     call enumerates every clause below 0 (the last search's), else two calls (short clauses,
     and long ones down to a threshold) each get ``node_limit``; ``deadline()`` gives
     the calls' wall-clock end (None: none), ``account(seconds, nodes)`` is told each call's
-    work; a call that the clock or Ctrl-C stopped reports ``NODES_STOPPED`` nodes."""
+    work; a call that the clock or Ctrl-C stopped reports ``NODES_STOPPED`` nodes (with
+    ``hard_end``, only a call stopped at that time: one that its own ``deadline()`` stopped
+    before it reports its nodes, a failed step of the descent)."""
 
     def price_at(dt: Duals, share: float, node_limit: int | None = o.bound_node_limit):
         if interrupt_requested():       # Ctrl-C between calls: none starts (no bound proven)
@@ -86,7 +89,8 @@ def bound_pricer(st: State, o: ColGenOptions, deadline=lambda: None, account=Non
         now, nodes = time.perf_counter(), sum(r.nodes for r, *_ in parts)
         if account is not None:
             account(now - tp, nodes)
-        stopped = end is not None and now >= end or interrupt_requested()
+        stopped = (end is not None and now >= end if hard_end is None else now >= hard_end) \
+            or interrupt_requested()
         return classes, best, complete, items, NODES_STOPPED if stopped else nodes
     return price_at
 
@@ -97,18 +101,22 @@ def final_search_steps(o: ColGenOptions) -> int:
 
 
 def final_bound_search(st: State, o: ColGenOptions, duals: Duals, zlb: float, found: list, ub: float,
-                       price_at, budget: int | None, steps: int | None = None, **kw):
+                       price_at, budget: int | None, steps: int | None = None,
+                       first_limit: int | None | str = "bound_node_limit", **kw):
     """The last bound search, of a solve whose pricing found no clause and of
     ``strengthen_bound``: the descent in the complexity dual (``bounds.py``) under ``budget``
     nodes in all, every clause below 0 enumerated (``price_at`` of :func:`bound_pricer` at
     share 0: measured on pima's final duals at C = 10, the long-clause threshold's proofs cost
     as many nodes as lowering t to the same bound, or more); ``steps`` None:
-    :func:`final_search_steps`."""
+    :func:`final_search_steps`; ``first_limit``: the first calls' node limit
+    (``bound_node_limit`` by default), the other keywords ``complexity_dual_descent``'s."""
     if steps is None:
         steps = final_search_steps(o)
+    if first_limit == "bound_node_limit":
+        first_limit = o.bound_node_limit
     return complexity_dual_descent(st, duals, zlb, found, ub,
                                    lambda dt, f, limit: price_at(dt, 0.0, limit), budget,
-                                   o.bound_node_limit, steps, o.tol, **kw)
+                                   first_limit, steps, o.tol, **kw)
 
 
 def dual_search(run: Run, duals: Duals, rnd: PricingRound) -> DualSearch:
@@ -177,6 +185,10 @@ def _bound_search_seconds(run: Run) -> float | None:
 
 TIME_LEFT_MIN_SECONDS = 1.0
 """:func:`raise_bound_with_time_left` starts only with at least this many seconds left."""
+TIME_LEFT_CALL_SHARE = 0.5
+"""In that search each pricing call may use at most this share of the time left: the calls
+are capped by the clock, not by node counts (a call stopped so is a failed step, and the
+descent bisects back toward its last proof)."""
 
 
 def raise_bound_with_time_left(run: Run, ip: RestrictedIP) -> None:
@@ -187,7 +199,8 @@ def raise_bound_with_time_left(run: Run, ip: RestrictedIP) -> None:
     is expected to spend it on the gap.  So a solve that is not proven optimal runs the last
     search (:func:`final_bound_search`, the descent in the complexity dual) at the last duals
     priced, with no node budget, every call stopped by the clock at the limit (a call stopped
-    so still proves its bound).  The bound never falls; the search stops at the rule set's
+    so still proves its bound), each call at most :data:`TIME_LEFT_CALL_SHARE` of the time
+    left (no node caps).  The bound never falls; the search stops at the rule set's
     objective.  Skipped without a time limit (counted runs stay reproducible:
     ``final_bound_node_limit`` and ``strengthen_bound`` are theirs), after Ctrl-C or another
     monitor stop, in the penalized form, at duals where pricing proved no negative reduced
@@ -211,9 +224,15 @@ def raise_bound_with_time_left(run: Run, ip: RestrictedIP) -> None:
         run.calls["bound_search"] = run.calls.get("bound_search", 0) + 1
 
     before = run.best_bound
+    end = run.end.end
+
+    def call_end():
+        now = time.perf_counter()
+        return now + TIME_LEFT_CALL_SHARE * max(0.0, end - now)
     sr = final_bound_search(st, o, duals, zlb, [], run.ub_empty,
-                            bound_pricer(st, o, lambda: run.end.end, account), None,
-                            best_known=before, target=ip.objective, share=run.share)
+                            bound_pricer(st, o, call_end, account, hard_end=end), None,
+                            first_limit=None, best_known=before, target=ip.objective,
+                            share=run.share, call_cap=None)
     raised = sr.bound > before
     if raised:
         run.best_bound = sr.bound

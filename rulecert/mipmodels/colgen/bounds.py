@@ -347,7 +347,8 @@ def complexity_dual_descent(st, duals: Duals, zlb: float, found: list, ub: float
                             price_at: Callable, budget: int | None, first_limit: int | None,
                             steps: int,
                             tol: float = 1e-7, best_known: float = -math.inf,
-                            share: float = 0.1, target: float = math.inf) -> DualSearch:
+                            share: float = 0.1, target: float = math.inf,
+                            call_cap: float | None = DESCENT_CALL_CAP) -> DualSearch:
     """The last search, when pricing found no clause and column generation stops: the
     complexity dual ``t = lambda + f z_RMLP / C`` descends from a proven share ``f`` under
     a *total* budget of ``budget`` branch-and-bound nodes (every call's nodes count).
@@ -368,7 +369,9 @@ def complexity_dual_descent(st, duals: Duals, zlb: float, found: list, ub: float
     Every choice but the last call's limit is the same for any budget (node counts are
     deterministic), so the bound never decreases when the budget grows.  The bound of every
     step is valid; the best is kept (:class:`DualSearch`).  None: no budget (the calls keep
-    their caps; ``first_limit`` None: the first calls run to the end).  The search stops once
+    their caps; ``first_limit`` None: the first calls run to the end; ``call_cap`` None: no
+    cap after a proof either, for a pricer that limits its calls otherwise, e.g. by the clock).
+    A call reporting :data:`NODES_STOPPED` nodes ends the search.  The search stops once
     the bound reaches ``target`` (a known rule set's objective: nothing to prove past it)."""
     ds = _DualSteps(st, duals, zlb, found, ub)
     if st.C is None or zlb >= -tol or steps <= 0 or (budget is not None and budget <= 0):
@@ -380,7 +383,7 @@ def complexity_dual_descent(st, duals: Duals, zlb: float, found: list, ub: float
         if left <= 0 or ds.hopeless(best_known) or ds.at_cap(best_known, target):
             break
         cap = (math.inf if first_limit is None else first_limit) if not proofs \
-            else DESCENT_CALL_CAP * proofs[-1][1]
+            else math.inf if call_cap is None else call_cap * proofs[-1][1]
         limit = None if math.isinf(min(left, cap)) else int(max(1, min(left, cap)))
         proven, nodes = ds.step(f, lambda dt: price_at(dt, f, limit))
         left -= max(int(nodes), 1)
