@@ -199,8 +199,15 @@ def raise_bound_with_time_left(run: Run, ip: RestrictedIP) -> None:
     is expected to spend it on the gap.  So a solve that is not proven optimal runs the last
     search (:func:`final_bound_search`, the descent in the complexity dual) at the last duals
     priced, with no node budget, every call stopped by the clock at the limit (a call stopped
-    so still proves its bound), each call at most :data:`TIME_LEFT_CALL_SHARE` of the time
-    left (no node caps).  The bound never falls; the search stops at the rule set's
+    so still proves its bound): first as the counted last search (each call capped at a
+    multiple of the last proof's nodes); if that ends with time left (its bisection narrowed
+    down where proofs grow steep), again from its smallest proven share with each call
+    capped by the clock instead, at :data:`TIME_LEFT_CALL_SHARE` of the time left.
+    Measured with ``certification_options`` and 300 s on 2 workers, bound before -> after:
+    ILPD at C = 10 118 -> 131 (the node caps alone ended after 2 s at 118, the clock caps
+    alone reached 133), pima at C = 20 101 -> 125 (the node caps alone: 125, the clock
+    caps alone: 121); the counted certification runs certify 124 and 114.  The bound never
+    falls; the search stops at the rule set's
     objective.  Skipped without a time limit (counted runs stay reproducible:
     ``final_bound_node_limit`` and ``strengthen_bound`` are theirs), after Ctrl-C or another
     monitor stop, in the penalized form, at duals where pricing proved no negative reduced
@@ -229,10 +236,18 @@ def raise_bound_with_time_left(run: Run, ip: RestrictedIP) -> None:
     def call_end():
         now = time.perf_counter()
         return now + TIME_LEFT_CALL_SHARE * max(0.0, end - now)
+    kw = dict(best_known=before, target=ip.objective)
     sr = final_bound_search(st, o, duals, zlb, [], run.ub_empty,
-                            bound_pricer(st, o, call_end, account, hard_end=end), None,
-                            first_limit=None, best_known=before, target=ip.objective,
-                            share=run.share, call_cap=None)
+                            bound_pricer(st, o, lambda: end, account, hard_end=end), None,
+                            share=run.share, **kw)
+    if (sr.bound < ip.objective and not interrupt_requested()
+            and seconds_left(run.end) >= TIME_LEFT_MIN_SECONDS):
+        kw["best_known"] = max(before, sr.bound)
+        sr2 = final_bound_search(st, o, duals, zlb, [], run.ub_empty,
+                                 bound_pricer(st, o, call_end, account, hard_end=end), None,
+                                 first_limit=None, call_cap=None,
+                                 share=run.share if sr.share is None else sr.share, **kw)
+        sr = sr2 if sr2.bound > sr.bound else sr
     raised = sr.bound > before
     if raised:
         run.best_bound = sr.bound
