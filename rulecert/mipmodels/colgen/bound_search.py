@@ -207,11 +207,11 @@ def raise_bound_with_time_left(run: Run, ip: RestrictedIP) -> None:
     ILPD at C = 10 118 -> 131 (the node caps alone ended after 2 s at 118, the clock caps
     alone reached 133), pima at C = 20 101 -> 125 (the node caps alone: 125, the clock
     caps alone: 121); the counted certification runs certify 124 and 114.  The bound never
-    falls; the search stops at the rule set's
-    objective.  Skipped without a time limit (counted runs stay reproducible:
-    ``final_bound_node_limit`` and ``strengthen_bound`` are theirs), after Ctrl-C or another
-    monitor stop, in the penalized form, at duals where pricing proved no negative reduced
-    cost, and with under :data:`TIME_LEFT_MIN_SECONDS` left.  Ctrl-C during the search stops
+    falls; the search stops at the rule set's objective.  Skipped without a time limit
+    (counted runs stay reproducible: ``final_bound_node_limit`` and ``strengthen_bound`` are
+    theirs), after Ctrl-C or another monitor stop, in the penalized form, at duals where
+    pricing proved no negative reduced cost, and with under :data:`TIME_LEFT_MIN_SECONDS`
+    left.  Ctrl-C during the search stops
     the solve as ``interrupted`` with the bound proven so far.  The record is
     ``run.time_left_search`` (the certificate's ``stats["bound_time_left"]``)."""
     o, st = run.o, run.st
