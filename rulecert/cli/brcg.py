@@ -56,7 +56,8 @@ def add_parser(sub) -> None:
                         "bound search gets that search's nodes from strengthen_bound); the "
                         "limit options given explicitly win")
     p.add_argument("--time-limit", type=float, default=unset,
-                   help="seconds for the whole fit (with several --C: including the CV)")
+                   help="seconds for the whole fit (with several --C: including the CV); a fit not "
+                        "proven optimal spends what its phases leave on the bound")
     p.add_argument("--pricing-time-limit", type=seconds_or_none, default=unset,
                    metavar="S|none",
                    help="seconds per exact pricing call (default 30; none: only the counted "

@@ -71,7 +71,9 @@ class BooleanRuleCGClassifier(BinaryRuleClassifier):
         Penalized form: objective cost per clause and per literal (not scaled by n).
     pricing : {"auto", "exact", "bnb", "heuristic"}
     time_limit : float or None
-        Seconds for the whole fit (column generation, restricted IP, gap closing).
+        Seconds for the whole fit (column generation, restricted IP, gap closing); a fit not
+        proven optimal spends what these phases leave of it on the bound
+        (``certificate_.stats["bound_time_left"]``).
     pricing_time_limit : float or None
         Seconds for one exact pricing call.
     max_iter : int or None
