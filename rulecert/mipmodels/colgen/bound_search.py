@@ -129,11 +129,7 @@ def dual_search(run: Run, duals: Duals, rnd: PricingRound) -> DualSearch:
         return None if left is None else min(run.cg_end.end,
                                              time.perf_counter() + max(0.0, left))
 
-    def account(seconds, nodes):
-        run.times["bound_search"] = run.times.get("bound_search", 0.0) + seconds
-        run.calls["bound_search"] = run.calls.get("bound_search", 0) + 1
-
-    price_at = bound_pricer(st, o, deadline, account)
+    price_at = bound_pricer(st, o, deadline, _accounting(run))
 
     # only where pricing's best clause is mild (the paper's bound with it as z_CG would lose
     # under 30% of z_RMLP): far from convergence no t makes these duals a good bound
@@ -172,6 +168,19 @@ def dual_search(run: Run, duals: Duals, rnd: PricingRound) -> DualSearch:
         run.search_gap = 1 if sr.bound > run.best_bound else 2 * run.search_gap
         run.search_next = run.it + run.search_gap
     return sr
+
+
+def _accounting(run: Run, used: list | None = None):
+    """The ``account`` of :func:`bound_pricer` for a solve's own searches: each call's seconds
+    and count go to the solve's ``times`` / ``calls`` under "bound_search" (and its nodes to
+    ``used[0]``)."""
+
+    def account(seconds, nodes):
+        if used is not None:
+            used[0] += nodes
+        run.times["bound_search"] = run.times.get("bound_search", 0.0) + seconds
+        run.calls["bound_search"] = run.calls.get("bound_search", 0) + 1
+    return account
 
 
 def _bound_search_seconds(run: Run) -> float | None:
@@ -224,11 +233,7 @@ def raise_bound_with_time_left(run: Run, ip: RestrictedIP) -> None:
     if zlb >= -o.tol:
         return
     t0, used = time.perf_counter(), [0]
-
-    def account(seconds, nodes):
-        used[0] += nodes
-        run.times["bound_search"] = run.times.get("bound_search", 0.0) + seconds
-        run.calls["bound_search"] = run.calls.get("bound_search", 0) + 1
+    account = _accounting(run, used)
 
     before = run.best_bound
     end = run.end.end
