@@ -136,8 +136,7 @@ def dive(run, improving) -> dict:
         master.fix_columns(fixed, 0.0)
     sel = info["selection"]
     if sel is not None:
-        sel = np.concatenate([sel, np.zeros(master.n_columns - len(sel), dtype=bool)])
-        info["selection"] = sel
+        sel = info["selection"] = master.padded(sel)
         info["objective"] = master.selection_objective(sel)
     info.update(fixed=len(fixed), iterations=iterations, columns=master.n_columns - n0,
                 nodes=nodes, seconds=time.perf_counter() - t0)

@@ -8,8 +8,6 @@ from __future__ import annotations
 import math
 import time
 
-import numpy as np
-
 from ...monitor import interrupt_requested
 from .bounds import gap_closing_threshold
 from .pricing import price_by_branch_and_bound
@@ -59,8 +57,7 @@ def close_gap(run: Run, ip: RestrictedIP) -> None:
     if not added:
         enum_bound = ip.objective if ip.result is None else ip.result.bound
     else:
-        ip.selected = np.concatenate([ip.selected,
-                                      np.zeros(master.n_columns - len(ip.selected), bool)])
+        ip.selected = master.padded(ip.selected)
         if not run.end.expired():
             resolve(run, ip, ip.objective)
             ip.bound = enum_bound = ip.result.bound

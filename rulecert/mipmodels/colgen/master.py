@@ -162,6 +162,12 @@ class RestrictedMaster:
         if self.is_mip:
             self._switch_clause_columns(mip=False)
 
+    def padded(self, selected: np.ndarray) -> np.ndarray:
+        """A selection over the first columns, extended with False for the columns added
+        since (by the dive or gap closing)."""
+        return np.concatenate([np.asarray(selected, dtype=bool),
+                               np.zeros(self.n_columns - len(selected), dtype=bool)])
+
     def full_vector(self, selected: np.ndarray) -> np.ndarray:
         """Column vector (xi, w) for a 0/1 selection of clause columns."""
         covered = np.zeros(self.n_pos, dtype=bool)

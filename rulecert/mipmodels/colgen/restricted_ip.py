@@ -107,11 +107,11 @@ def resolve_after_dive(run, ip: RestrictedIP) -> None:
     IP without the dive (a node-limited IP over more columns alone could be: ILPD at C = 20
     gave 128 where the IP without the dive's columns gave 124)."""
     master, dv = run.master, run.dive
-    pad = np.zeros(master.n_columns - len(ip.selected), dtype=bool)
-    ip.selected = np.concatenate([ip.selected, pad])
+    grew = master.n_columns > len(ip.selected)          # the dive added columns
+    ip.selected = master.padded(ip.selected)
     if dv["selection"] is not None and dv["objective"] < ip.objective - 1e-9:
         ip.selected, ip.start_objective, ip.start = dv["selection"], dv["objective"], "dive"
-    if run.stop not in STOPPED and len(pad):
+    if run.stop not in STOPPED and grew:
         resolve(run, ip, master.selection_objective(ip.selected))
         ip.bound = ip.result.bound
     ip.objective = master.selection_objective(ip.selected)
