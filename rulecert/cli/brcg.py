@@ -98,6 +98,13 @@ def add_parser(sub) -> None:
     p.add_argument("--dive-node-limit", type=int, default=unset, metavar="N",
                    help="branch-and-bound pricing nodes of the whole dive (default 5000000; "
                         "--certify: 5000000 per 2000 rows)")
+    p.add_argument("--polish", action=argparse.BooleanOptionalAction, default=unset,
+                   help="after the restricted IP, polish its rule set by local search over "
+                        "literals (drop, add or swap a literal, drop or add a clause), reaching "
+                        "clauses no pricing round generated (default on)")
+    p.add_argument("--polish-iterations", type=int, default=unset, metavar="N",
+                   help="random kicks of that search, each followed by a descent (default 200; "
+                        "--certify: 2000)")
     p.add_argument("--gap-ladder-after-cap", action="store_true",
                    help="when the enumeration reaches --gap-max-columns, still prove what "
                         "lower thresholds can (close_gap_ladder_after_cap)")
@@ -120,7 +127,7 @@ def add_parser(sub) -> None:
 LIMITS = ("pricing", "time_limit", "pricing_time_limit", "max_iter", "pricing_deterministic_time",
           "bnb_node_limit", "ip_node_limit", "bound_node_limit",
           "final_bound_node_limit", "close_gap", "close_gap_max_columns", "close_gap_node_limit",
-          "dive", "dive_node_limit")
+          "dive", "dive_node_limit", "polish", "polish_iterations")
 """The estimator parameters ``--certify`` presets.  Their options are absent from the parsed
 namespace unless given, so that one given explicitly wins over the preset."""
 
@@ -279,6 +286,11 @@ def run(args) -> int:
         print(f"dive            : {found} ({dv['stop']}) after {dv['fixed']} fixings, "
               f"{dv['iterations']} pricing rounds, {dv['columns']} new columns, "
               f"{dv['seconds']:.1f}s; restricted IP started from {s['restricted_ip_start']}")
+    if s.get("polish"):
+        pl = s["polish"]
+        print(f"polish          : objective {pl['objective_before']:g} -> {pl['objective']:g} with "
+              f"{pl['kicks']} kicks, {pl['moves']} moves, {pl['new_columns']} new columns in "
+              f"{pl['wall_time']:.1f}s")
     t = s["time"]
     print("time per phase  : " + ", ".join(f"{k} {v:.2f}s" for k, v in t.items()))
     print(f"columns / iters : {s['columns']} / {s['cg_iterations']}", file=sys.stdout)

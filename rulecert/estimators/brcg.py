@@ -120,6 +120,13 @@ class BooleanRuleCGClassifier(BinaryRuleClassifier):
     dive_node_limit : int >= 0 or None
         Branch-and-bound pricing nodes of the whole dive (default 5 million); then it only
         fixes.
+    polish : bool
+        After the restricted IP, polish its rule set by local search over literals (drop,
+        add or swap a literal, drop a clause, add a clause), reaching clauses that no pricing
+        round generated (``ColGenOptions.polish``); on by default.
+    polish_iterations : int >= 0
+        Random kicks of that search, each followed by a descent (default 200; deterministic
+        for ``random_state``; under ``time_limit`` it also stops at a tenth of the time left).
     sample_rows, max_nonzeros : randomized pricing thresholds for large data.
     workers : int
         Threads of the branch-and-bound searches (deterministic for a given number) and of
@@ -178,6 +185,8 @@ class BooleanRuleCGClassifier(BinaryRuleClassifier):
         "dive": ["boolean"],
         "dive_iterations": [Interval(Integral, 0, None, closed="left")],
         "dive_node_limit": [None, Interval(Integral, 0, None, closed="left")],
+        "polish": ["boolean"],
+        "polish_iterations": [Interval(Integral, 0, None, closed="left")],
         "sample_rows": [None, Interval(Integral, 1, None, closed="left")],
         "max_nonzeros": [None, Interval(Integral, 1, None, closed="left")],
         "workers": [Interval(Integral, 1, None, closed="left")],
@@ -198,7 +207,7 @@ class BooleanRuleCGClassifier(BinaryRuleClassifier):
                  close_gap=True, close_gap_max_columns=DEFAULT_CLOSE_GAP_MAX_COLUMNS,
                  close_gap_node_limit=DEFAULT_CLOSE_GAP_NODE_LIMIT,
                  close_gap_ladder_after_cap=False, dive=False, dive_iterations=20,
-                 dive_node_limit=DEFAULT_DIVE_NODE_LIMIT,
+                 dive_node_limit=DEFAULT_DIVE_NODE_LIMIT, polish=True, polish_iterations=200,
                  sample_rows=2000,
                  max_nonzeros=100_000, workers=1, warm_start=False,
                  random_state=DEFAULT_SEED, binarizer=None,
@@ -230,6 +239,8 @@ class BooleanRuleCGClassifier(BinaryRuleClassifier):
         self.dive = dive
         self.dive_iterations = dive_iterations
         self.dive_node_limit = dive_node_limit
+        self.polish = polish
+        self.polish_iterations = polish_iterations
         self.sample_rows = sample_rows
         self.max_nonzeros = max_nonzeros
         self.workers = workers
@@ -261,6 +272,7 @@ class BooleanRuleCGClassifier(BinaryRuleClassifier):
             close_gap_ladder_after_cap=bool(self.close_gap_ladder_after_cap),
             dive=bool(self.dive), dive_iterations=self.dive_iterations,
             dive_node_limit=self.dive_node_limit,
+            polish=bool(self.polish), polish_iterations=self.polish_iterations,
             sample_rows=self.sample_rows,
             max_nonzeros=self.max_nonzeros, workers=self.workers, seed=seed,
             memory_limit_mb=self.memory_limit_mb)
@@ -469,7 +481,7 @@ class BooleanRuleCGCV(BooleanRuleCGClassifier):
                  close_gap=True, close_gap_max_columns=DEFAULT_CLOSE_GAP_MAX_COLUMNS,
                  close_gap_node_limit=DEFAULT_CLOSE_GAP_NODE_LIMIT,
                  close_gap_ladder_after_cap=False, dive=False, dive_iterations=20,
-                 dive_node_limit=DEFAULT_DIVE_NODE_LIMIT,
+                 dive_node_limit=DEFAULT_DIVE_NODE_LIMIT, polish=True, polish_iterations=200,
                  sample_rows=2000,
                  max_nonzeros=100_000, workers=1, random_state=DEFAULT_SEED, binarizer=None,
                  memory_limit_mb=DEFAULT_MEMORY_LIMIT_MB, verbose=False, callback=None):
@@ -502,6 +514,8 @@ class BooleanRuleCGCV(BooleanRuleCGClassifier):
         self.dive = dive
         self.dive_iterations = dive_iterations
         self.dive_node_limit = dive_node_limit
+        self.polish = polish
+        self.polish_iterations = polish_iterations
         self.sample_rows = sample_rows
         self.max_nonzeros = max_nonzeros
         self.workers = workers

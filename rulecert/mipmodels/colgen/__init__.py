@@ -13,6 +13,8 @@ floor plan, in the order of a solve:
   bound during column generation and at its end;
 * :mod:`.restricted_ip`: the restricted IP and its warm starts (:mod:`.localsearch`);
 * :mod:`.dive`: the column-generation dive (a primal heuristic);
+* :mod:`.polish`: local search over literals from the restricted IP's rule set, reaching
+  clauses no pricing round generated (a primal heuristic);
 * :mod:`.gap_closing`: gap closing by reduced-cost enumeration;
 * :mod:`.strengthen`: ``strengthen_bound`` raises the bound of a stopped solve by counted
   work; :mod:`.presets`: ``certification_options``, the counted limits of a certification

@@ -37,6 +37,10 @@ Algorithm
    ``LOCAL_SEARCH_SHARE`` of the time left) and (b) the IP over the LP solution's support
    alone (a small IP given at most half the time left).  When the full restricted IP stalls
    under a time limit, its start is what is returned.
+   Then polishing (``polish.py``, ``polish``): local search over literals from the IP's rule
+   set (drop, add or swap a literal, drop a clause, add a one-literal clause, random kicks),
+   which reaches clauses no dual point made improving; a better rule set's clauses become
+   columns and its selection the incumbent.
 5. Optional gap closing (``close_gap``): every clause whose reduced cost is small enough to
    appear in a better solution is enumerated and added, then the IP is re-solved (below).
 6. Under a time limit, the time the phases left raises the bound (``bound_search.py``: the
@@ -125,6 +129,7 @@ from .dive import dive
 from .gap_closing import close_gap
 from .master import RestrictedMaster
 from .options import ColGenOptions, validate
+from .polish import polish
 from .pricing import PricingRound, price
 from .restricted_ip import (STOPPED, RestrictedIP, resolve_after_dive, seconds_left,
                             solve_restricted_ip)
@@ -214,6 +219,7 @@ def solve(problem, options: ColGenOptions | None = None, *, callback=None,
             run.dive = dive(run, lambda duals: lambda inst, r: _improving(run.st, duals, inst, r,
                                                                           o.tol))
             resolve_after_dive(run, ip)
+        polish(run, ip)
         close_gap(run, ip)
         raise_bound_with_time_left(run, ip)
         return _finalize(run, ip, problem)
@@ -512,6 +518,7 @@ def _stats(run: Run, ip: RestrictedIP, rs: RuleSet, score, clauses) -> dict:
                                           else ip.result.termination.value),
             "gap_closing": run.gap_info,
             "bound_time_left": run.time_left_search,
+            "polish": run.polish,
             "dive": None if run.dive is None else {k: v for k, v in run.dive.items()
                                                    if k != "selection"},
             "time": {**run.times, "column_generation": run.cg_time},

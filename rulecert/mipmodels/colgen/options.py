@@ -115,6 +115,14 @@ class ColGenOptions:
     branch-and-bound call getting at most what was left when its round began (and
     ``bnb_node_limit``; a round makes up to two such calls, four on sampled data), then goes
     on fixing without pricing.  None: no limit but the calls' own."""
+    polish: bool = True
+    """After the restricted IP (and the dive), polish its rule set by local search over
+    literals (``polish.py``: drop, add or swap a literal, drop a clause, add a one-literal
+    clause, with random kicks), reaching clauses no pricing round generated; the clauses of a
+    better rule set become master columns before gap closing."""
+    polish_iterations: int = 200
+    """Kicks of the polishing search (each followed by a descent); 0: the descent alone.
+    Under a time limit it also stops at ``polish.POLISH_SHARE`` of the time left."""
     ip_time_fraction: float = 0.25
     """Share of ``time_limit`` kept for the restricted IP and gap closing."""
     ip_node_limit: int | None = None
@@ -224,6 +232,10 @@ def validate(problem, o: ColGenOptions) -> None:
         raise ValueError("workers must be an integer >= 1, got None")
     o.dive_node_limit = check_count_limit(o.dive_node_limit, "dive_node_limit", minimum=0)
     o.dive_iterations = check_count_limit(o.dive_iterations, "dive_iterations", minimum=0)
+    o.polish_iterations = check_count_limit(o.polish_iterations, "polish_iterations",
+                                            minimum=0)
+    if o.polish_iterations is None:
+        raise ValueError("polish_iterations must be an integer >= 0, got None")
     if o.dive_iterations is None:
         raise ValueError("dive_iterations must be an integer >= 0, got None")
     for name in ("close_gap_ladder_after_cap", "dive"):

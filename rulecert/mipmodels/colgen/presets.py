@@ -17,6 +17,9 @@ ROWS_PER_BUDGET = 2000
 """Node budgets are per this many rows (``experiments/brcg_bounds.py``'s unit)."""
 MIN_NODES = 1000
 """The least node budget, however large the data."""
+MIN_KICKS = 50
+"""The least number of polishing kicks, however large the data (a kick costs time
+proportional to the rows too)."""
 
 
 def scaled_nodes(nodes: int, rows: int) -> int:
@@ -32,14 +35,16 @@ def certification_options(rows: int, *, max_iter: int = 100, bnb_nodes: int = 30
                           gap_nodes: int = 100_000_000,
                           bound_nodes: int = 1_000_000,
                           final_bound_nodes: int = 100_000_000,
-                          dive_nodes: int = 5_000_000) -> dict:
+                          dive_nodes: int = 5_000_000, polish_iterations: int = 2000) -> dict:
     """The column-generation limits of a certification run on ``rows`` rows (node counts
     per :data:`ROWS_PER_BUDGET` rows): ``max_iter`` iterations, branch-and-bound pricing of
     ``bnb_nodes`` nodes per call, ``ip_nodes`` restricted-IP nodes, gap closing up to
     ``gap_columns`` clauses with ``gap_nodes`` nodes in all, the per-iteration bound search at
     ``bound_nodes`` per call and the last one at ``final_bound_nodes`` in all, and the
     column-generation dive (``ColGenOptions.dive``) before the restricted IP, its pricing
-    at ``dive_nodes`` branch-and-bound nodes in all.
+    at ``dive_nodes`` branch-and-bound nodes in all, and ``polish_iterations`` kicks of the
+    polishing search (``ColGenOptions.polish``) after it, per :data:`ROWS_PER_BUDGET` rows
+    too (at least :data:`MIN_KICKS`).
 
     Pricing's budget was 10^8 nodes, as gap closing's still is.  Measured on 2 workers
     (``experiments/brcg_bounds.py``, the 9 shared datasets but bank-full at C = 10 and 20):
@@ -54,4 +59,6 @@ def certification_options(rows: int, *, max_iter: int = 100, bnb_nodes: int = 30
                 close_gap_node_limit=scaled_nodes(gap_nodes, rows),
                 bound_node_limit=scaled_nodes(bound_nodes, rows),
                 final_bound_node_limit=scaled_nodes(final_bound_nodes, rows), dive=True,
-                dive_node_limit=scaled_nodes(dive_nodes, rows))
+                dive_node_limit=scaled_nodes(dive_nodes, rows),
+                polish_iterations=max(MIN_KICKS, polish_iterations * ROWS_PER_BUDGET
+                                      // max(ROWS_PER_BUDGET, int(rows))))

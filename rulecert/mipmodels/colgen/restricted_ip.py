@@ -59,6 +59,9 @@ class RestrictedIP:
     result: object | None = None
     """The last HiGHS result (``MipResult``), None when there was no column."""
     bound: float = -math.inf
+    columns: int = 0
+    """The master's columns when HiGHS last solved the IP: ``result.bound`` bounds the IP over
+    those columns only (polishing may add more)."""
     local_search: dict = dataclasses.field(default_factory=dict)
     support: dict = dataclasses.field(default_factory=dict)
 
@@ -160,7 +163,7 @@ def resolve(run, ip: RestrictedIP, incumbent_obj: float) -> None:
         cand = master.clause_values(res.x) > 0.5
         if master.selection_objective(cand) <= incumbent_obj + 1e-9:
             ip.selected = cand
-    ip.result = res
+    ip.result, ip.columns = res, master.n_columns
 
 
 def _support_ip(master: RestrictedMaster, w_lp, selected, objective, seed, mip_abs_gap,

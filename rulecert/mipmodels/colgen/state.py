@@ -121,7 +121,8 @@ class Run:
     ip_gap: float
     times: dict = dataclasses.field(default_factory=lambda: {
         "lp": 0.0, "pricing_heuristic": 0.0, "pricing_beam": 0.0, "pricing_bnb": 0.0,
-        "pricing_cpsat": 0.0, "local_search": 0.0, "ip": 0.0, "close_gap": 0.0})
+        "pricing_cpsat": 0.0, "local_search": 0.0, "ip": 0.0, "polish": 0.0,
+        "close_gap": 0.0})
     calls: dict = dataclasses.field(default_factory=lambda: {
         "heuristic": 0, "beam": 0, "bnb": 0, "cp-sat": 0})
     monitor: Monitor | None = None
@@ -146,6 +147,7 @@ class Run:
     cg_time: float = 0.0
     gap_info: dict = dataclasses.field(default_factory=dict)
     dive: dict | None = None                 # the dive's record (``dive.py``), when it ran
+    polish: dict | None = None               # polishing's record (``polish.py``), when it ran
     time_left_search: dict | None = None     # ``bound_search.raise_bound_with_time_left``'s
 
     @property
