@@ -1,7 +1,6 @@
 """Polishing (``colgen/polish.py``): local search over literals from the restricted IP's rule
 set.  Its move scores are checked against every move evaluated one by one, and its fits
 against brute force on tiny instances, on every form, weighting and penalty."""
-import itertools
 import math
 
 import numpy as np
