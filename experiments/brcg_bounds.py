@@ -86,14 +86,16 @@ def limits(args, rows: int, variant: str) -> dict:
                                gap_nodes=args.gap_nodes,
                                bound_nodes=args.bound_nodes,
                                final_bound_nodes=args.final_bound_nodes,
-                               dive_nodes=args.dive_nodes)
+                               dive_nodes=args.dive_nodes,
+                               polish_iterations=args.polish_iterations)
     kw.update(pricing=args.pricing, seed=args.seed, empty_clause=args.empty_clause,
               max_clause_length=args.max_clause_length, workers=args.workers)
     if variant == "new":
         kw.update(bound_search_steps=args.bound_steps, smoothing=args.smoothing,
-                  close_gap_ladder_after_cap=args.ladder_after_cap, dive=args.dive)
+                  close_gap_ladder_after_cap=args.ladder_after_cap, dive=args.dive,
+                  polish=args.polish)
         return kw
-    for name in BOUND_FIELDS + ("dive", "dive_node_limit"):
+    for name in BOUND_FIELDS + ("dive", "dive_node_limit", "polish_iterations"):
         del kw[name]
     if variant == "today-off":
         kw.update(bound_search_steps=0, smoothing=0.0)
@@ -264,6 +266,11 @@ def main(argv=None):
                          "on in certification_options; today's code runs without it)")
     ap.add_argument("--dive-nodes", type=int, default=CERTIFY["dive_nodes"],
                     help="branch-and-bound pricing nodes per 2000 rows of the whole dive")
+    ap.add_argument("--polish", action=argparse.BooleanOptionalAction, default=True,
+                    help="polishing after the restricted IP (ColGenOptions.polish; on by "
+                         "default; today's code runs without it)")
+    ap.add_argument("--polish-iterations", type=int, default=CERTIFY["polish_iterations"],
+                    help="kicks of polishing per 2000 rows (certification_options)")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--workers", type=int, default=1,
                     help="threads of the branch-and-bound searches (deterministic for a given "
