@@ -136,6 +136,9 @@ def fit_one(name, C, variant, args, kw=None) -> dict:
         out["dive"] = {k: dv[k] for k in ("objective", "stop", "fixed", "iterations", "columns",
                                           "seconds")}
         out["dive"]["restricted_ip_start"] = cert.stats.get("restricted_ip_start")
+    pl = cert.stats.get("polish")
+    if pl:
+        out["polish"] = dict(pl)
     if variant == "new" and getattr(args, "strengthen", None):
         from rulecert.mipmodels.colgen import strengthen_bound
         from rulecert.mipmodels.colgen.presets import scaled_nodes
@@ -222,6 +225,10 @@ def print_times(rows, file=None):
             found = "-" if dv["objective"] is None else f"{dv['objective']:g}"
             more += (f"; the dive (within the fit) {dv['seconds']:.1f} s: {found}, "
                      f"{dv['fixed']} fixings, {dv['iterations']} pricing rounds")
+        pl = r["new"].get("polish")
+        if pl:
+            more += (f"; polishing {pl['wall_time']:.1f} s: {pl['objective_before']:g} -> "
+                     f"{pl['objective']:g} ({pl['kicks']} kicks)")
         print(f"  {r['dataset']} C={r['C']}: today {today}, new {r['new']['time']:.1f} s{more}",
               file=file)
 
