@@ -40,6 +40,22 @@ def _check_certificate(cert, rs, problem, bf_obj, C, **obj_kw):
         assert cert.status is SolutionStatus.FEASIBLE
 
 
+def _with_and_without(X, y, problem, key, C, D, off: dict, on: dict, **kw):
+    """A primal heuristic (its record ``stats[key]``) only adds columns and a start: fits
+    without (``off``) and with it (``on``), on the same path otherwise, are both valid against
+    brute force, the one with it is no worse, the bound is the same, and the fit without it
+    has no record.  Returns the brute-force optimum and both certificates."""
+    _, bf = brute_force_ruleset(X, y, C, D)
+    rs0, c0 = solve(problem, **off, **kw)
+    rs1, c1 = solve(problem, **on, **kw)
+    _check_certificate(c0, rs0, problem, bf, C)
+    _check_certificate(c1, rs1, problem, bf, C)
+    assert c1.objective <= c0.objective
+    assert c1.lower_bound == c0.lower_bound
+    assert c0.stats[key] is None
+    return bf, c0, c1
+
+
 # ---- exactness on tiny instances ------------------------------------------------------------
 CASES = [  # seed, form, C, D, weighted, fn_weight, clause_penalty, literal_penalty, pricing
     (0, "dnf", 8, 3, False, 1.0, 0.0, 0.0, "auto"),

@@ -12,7 +12,7 @@ from rulecert.models.ruleset import ruleset_objective
 from rulecert.problem import RuleProblem
 from rulecert.reference import brute_force_ruleset
 
-from test_colgen import CASES, _check_certificate, _instance
+from test_colgen import CASES, _check_certificate, _instance, _with_and_without
 
 C, D = 9, 3
 # max_iter=1: column generation stops early, so the restricted IP's columns are poor; no gap
@@ -34,14 +34,7 @@ def test_the_dive_only_adds_to_the_restricted_ip_and_leaves_the_bound():
     better = 0
     for seed in range(8):
         X, y, p = _tiny(seed)
-        _, bf = brute_force_ruleset(X, y, C, D)
-        rs0, c0 = solve(p, **LIMITED)
-        rs1, c1 = solve(p, dive=True, **LIMITED)
-        _check_certificate(c0, rs0, p, bf, C)
-        _check_certificate(c1, rs1, p, bf, C)
-        assert c1.objective <= c0.objective
-        assert c1.lower_bound == c0.lower_bound
-        assert c0.stats["dive"] is None
+        _, c0, c1 = _with_and_without(X, y, p, "dive", C, D, {}, {"dive": True}, **LIMITED)
         dv = c1.stats["dive"]
         assert dv["stop"] in ("integral LP solution", "no fractional column fits")
         # the dive's rule set is a start of the restricted IP, which can only improve on it

@@ -13,7 +13,7 @@ from rulecert.models.ruleset import RuleSet, ruleset_objective
 from rulecert.problem import RuleProblem
 from rulecert.reference import brute_force_ruleset
 
-from test_colgen import CASES, _check_certificate, _instance
+from test_colgen import CASES, _check_certificate, _instance, _with_and_without
 
 C, D = 9, 3
 # max_iter=1: column generation stops early with poor columns; no gap closing, so the
@@ -100,14 +100,7 @@ def test_polishing_only_improves_the_restricted_ip_and_leaves_the_bound():
     better = 0
     for seed in range(12):
         X, y, p = _tiny(seed)
-        _, bf = brute_force_ruleset(X, y, C, D)
-        rs0, c0 = solve(p, polish=False, **LIMITED)
-        rs1, c1 = solve(p, **LIMITED)
-        _check_certificate(c0, rs0, p, bf, C)
-        _check_certificate(c1, rs1, p, bf, C)
-        assert c1.objective <= c0.objective
-        assert c1.lower_bound == c0.lower_bound
-        assert c0.stats["polish"] is None
+        bf, c0, c1 = _with_and_without(X, y, p, "polish", C, D, {"polish": False}, {}, **LIMITED)
         pl = c1.stats["polish"]
         if c0.lower_bound >= c0.objective:
             continue                          # proven optimal: nothing to polish

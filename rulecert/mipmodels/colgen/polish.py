@@ -222,14 +222,11 @@ def polish(run: Run, ip: RestrictedIP) -> None:
     info = {"objective_before": ip.objective, "objective": ip.objective, "kicks": r["kicks"],
             "moves": r["moves"], "new_columns": 0}
     if r["objective"] < ip.objective - _EPS:
-        clauses = [irredundant(st.X, c) if c else c for c in r["clauses"]]
-        info["new_columns"] = run.add_clauses([c for c in clauses if len(c) <= st.D])
-        sel = np.zeros(master.n_columns, dtype=bool)
-        for c in clauses:
-            sel[st.index[ls.cov(c).tobytes()]] = True
-        obj = master.selection_objective(sel)
-        cpx = float(np.asarray(master.complexities, dtype=float)[sel].sum())
-        if obj < ip.objective - _EPS and (st.C is None or cpx <= st.C + 1e-9):
+        clauses = [irredundant(st.X, c) for c in r["clauses"]]
+        info["new_columns"] = run.add_clauses(clauses)
+        sel = run.selection_of(clauses)
+        obj = math.inf if sel is None else master.selection_objective(sel)
+        if obj < ip.objective - _EPS:
             ip.selected, ip.objective = sel, obj
             info["objective"] = obj
     ip.selected = master.padded(ip.selected)

@@ -135,16 +135,11 @@ def _lp_values(run):
 def _try_initial_solution(run, ip: RestrictedIP, clean) -> None:
     """Start from ``initial_solution`` when all its clauses are columns, it fits C and it
     beats the start held."""
-    master, st = run.master, run.st
-    sel0 = np.zeros(master.n_columns, dtype=bool)
-    for cl in map(clean, run.o.initial_solution):
-        k = st.index.get(st.coverage(cl).tobytes()) if len(cl) <= st.D else None
-        if k is None:
-            return
-        sel0[k] = True
-    cpx0 = float(np.asarray(master.complexities, dtype=float)[sel0].sum())
-    obj0 = master.selection_objective(sel0)
-    if (st.C is None or cpx0 <= st.C + 1e-9) and obj0 < ip.start_objective:
+    sel0 = run.selection_of(list(map(clean, run.o.initial_solution)))
+    if sel0 is None:
+        return
+    obj0 = run.master.selection_objective(sel0)
+    if obj0 < ip.start_objective:
         ip.selected, ip.start_objective, ip.start = sel0, obj0, "initial_solution"
 
 

@@ -175,6 +175,20 @@ class Run:
     def halt(self, stop: str, term: Termination | None, msg: str) -> None:
         self.stop, self.stop_term, self.stop_msg = stop, term, msg
 
+    def selection_of(self, clauses) -> np.ndarray | None:
+        """The master's selection of the columns holding ``clauses`` (by coverage: the column
+        of a coverage is its shortest clause), or None when one is not a column or the
+        selection exceeds ``C``."""
+        st, master = self.st, self.master
+        sel = np.zeros(master.n_columns, dtype=bool)
+        for cl in clauses:
+            k = st.index.get(st.coverage(cl).tobytes()) if len(cl) <= st.D else None
+            if k is None:
+                return None
+            sel[k] = True
+        cpx = float(np.asarray(master.complexities, dtype=float)[sel].sum())
+        return sel if st.C is None or cpx <= st.C + 1e-9 else None
+
     def add_clauses(self, clauses) -> int:
         """Add the clauses whose coverage no column of at most their length holds yet;
         returns how many were added."""
