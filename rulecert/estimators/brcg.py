@@ -126,7 +126,7 @@ class BooleanRuleCGClassifier(BinaryRuleClassifier):
         round generated (``ColGenOptions.polish``); on by default.
     polish_iterations : int >= 0
         Random kicks of that search, each followed by a descent (default 200; deterministic
-        for ``random_state``; under ``time_limit`` it also stops at a tenth of the time left).
+        for ``random_state``; under ``time_limit`` it also stops at half the time left).
     sample_rows, max_nonzeros : randomized pricing thresholds for large data.
     workers : int
         Threads of the branch-and-bound searches (deterministic for a given number) and of
