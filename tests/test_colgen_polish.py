@@ -174,6 +174,31 @@ def test_a_stale_restricted_ip_bound_is_not_used_after_polishing(monkeypatch):
     assert solved == [cert.stats["columns"]]
 
 
+def test_ctrl_c_during_polishing_keeps_its_best_and_stops_the_solve(monkeypatch):
+    """A stop asked between kicks (here Ctrl-C after the tenth) ends polishing with the best
+    rule set so far and halts the solve as interrupted, with a certificate valid against brute
+    force; gap closing is skipped."""
+    from rulecert.certificate import Termination
+    from rulecert.mipmodels.colgen import polish
+    from rulecert.monitor import request_interrupt
+    real, kicks = polish.LiteralSearch.kick, []
+
+    def kick(self, clauses, rng):
+        kicks.append(1)
+        if len(kicks) == 10:
+            request_interrupt()
+        return real(self, clauses, rng)
+    monkeypatch.setattr(polish.LiteralSearch, "kick", kick)
+    X, y, p = _tiny(2)
+    _, bf = brute_force_ruleset(X, y, C, D)
+    rs, cert = solve(p, complexity_bound=C, max_clause_length=D, max_iter=1, pricing="bnb")
+    _check_certificate(cert, rs, p, bf, C)
+    assert cert.termination is Termination.INTERRUPTED
+    assert "(polishing)" in cert.message
+    assert cert.stats["polish"]["kicks"] == 10 and cert.stats["gap_closing"] == {}
+    assert cert.stats["polish"]["objective"] <= cert.stats["polish"]["objective_before"]
+
+
 def test_bad_polish_options_fail_before_any_work():
     X, y, p = _tiny(0)
     for bad in (-1, 1.5, None, "3"):

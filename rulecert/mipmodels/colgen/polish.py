@@ -187,13 +187,15 @@ class LiteralSearch:
                 out.append(c)
         return out
 
-    def search(self, clauses: list, iterations: int, seed: int, deadline=None) -> dict:
-        """Descent from ``clauses``, then ``iterations`` kicks (or until ``deadline``)."""
+    def search(self, clauses: list, iterations: int, seed: int, deadline=None,
+               stop=lambda: False) -> dict:
+        """Descent from ``clauses``, then ``iterations`` kicks (or until ``deadline``, or
+        until ``stop()`` says so between kicks)."""
         rng = np.random.default_rng(seed)
         cur, cur_obj, moves = self.descend(list(clauses), deadline)
         best, best_obj, done = cur, cur_obj, 0
         for _ in range(iterations):
-            if deadline is not None and time.perf_counter() >= deadline:
+            if deadline is not None and time.perf_counter() >= deadline or stop():
                 break
             cl, o, m = self.descend(self.kick(cur, rng), deadline)
             moves += m
@@ -207,7 +209,9 @@ class LiteralSearch:
 
 def polish(run: Run, ip: RestrictedIP) -> None:
     """Polish ``ip``'s rule set by :class:`LiteralSearch` (``polish_iterations`` kicks); a
-    better rule set's clauses become master columns and its selection the incumbent."""
+    better rule set's clauses become master columns and its selection the incumbent.  Ctrl-C,
+    the callback or the memory cap stops it between kicks, with the best rule set so far, and
+    halts the solve."""
     o, st, master = run.o, run.st, run.master
     if not o.polish or run.stop in STOPPED or run.check_stop() or run.end.expired():
         return
@@ -218,7 +222,8 @@ def polish(run: Run, ip: RestrictedIP) -> None:
         t0 + POLISH_SHARE * max(0.0, run.end.remaining(0.0))
     start = [st.clauses[k] for k in np.flatnonzero(ip.selected)]
     ls = LiteralSearch(st, o.empty_clause)
-    r = ls.search(start, o.polish_iterations, o.seed, deadline)
+    r = ls.search(start, o.polish_iterations, o.seed, deadline,
+                  stop=lambda: run.check_stop("polishing", overriding=True) is not None)
     info = {"objective_before": ip.objective, "objective": ip.objective, "kicks": r["kicks"],
             "moves": r["moves"], "new_columns": 0}
     if r["objective"] < ip.objective - _EPS:
