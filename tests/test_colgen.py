@@ -40,6 +40,18 @@ def _check_certificate(cert, rs, problem, bf_obj, C, **obj_kw):
         assert cert.status is SolutionStatus.FEASIBLE
 
 
+def _case_problem(case):
+    """An exactness case's instance (``CASES`` below): the problem, the objective's keywords
+    and the brute-force optimum."""
+    seed, form, C, D, weighted, fnw, lam0, lam1, _ = case
+    X, y = _instance(seed)
+    sw = np.random.default_rng(seed + 100).integers(1, 4, len(y)).astype(float) if weighted else None
+    problem = RuleProblem.from_matrix(X, y, sample_weight=sw)
+    kw = dict(fn_weight=fnw, clause_penalty=lam0, literal_penalty=lam1)
+    _, bf_obj = brute_force_ruleset(X, y, C, D, sample_weight=sw, form=form, **kw)
+    return problem, kw, bf_obj
+
+
 def _with_and_without(X, y, problem, key, C, D, off: dict, on: dict, **kw):
     """A primal heuristic (its record ``stats[key]``) only adds columns and a start: fits
     without (``off``) and with it (``on``), on the same path otherwise, are both valid against

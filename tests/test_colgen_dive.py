@@ -3,7 +3,6 @@ and a start to the restricted IP, never touches the bound, and is checked agains
 force on tiny instances."""
 import math
 
-import numpy as np
 import pytest
 
 from rulecert.certificate import Termination
@@ -12,7 +11,8 @@ from rulecert.models.ruleset import ruleset_objective
 from rulecert.problem import RuleProblem
 from rulecert.reference import brute_force_ruleset
 
-from test_colgen import CASES, _check_certificate, _instance, _with_and_without
+from test_colgen import (CASES, _case_problem, _check_certificate, _instance,
+                         _with_and_without)
 
 C, D = 9, 3
 # max_iter=1: column generation stops early, so the restricted IP's columns are poor; no gap
@@ -109,11 +109,7 @@ def test_the_dive_on_every_form_weighting_and_penalty_keeps_the_fit_exact(case):
     weights, the penalized form without C) with the dive and one iteration of column
     generation: valid against brute force, and once gap closing ran the brute-force optimum."""
     seed, form, C_, D_, weighted, fnw, lam0, lam1, pricing = case
-    X, y = _instance(seed)
-    sw = np.random.default_rng(seed + 100).integers(1, 4, len(y)).astype(float) if weighted else None
-    problem = RuleProblem.from_matrix(X, y, sample_weight=sw)
-    kw = dict(fn_weight=fnw, clause_penalty=lam0, literal_penalty=lam1)
-    _, bf_obj = brute_force_ruleset(X, y, C_, D_, sample_weight=sw, form=form, **kw)
+    problem, kw, bf_obj = _case_problem(case)
     rs, cert = solve(problem, complexity_bound=C_, max_clause_length=D_, form=form,
                      pricing=pricing, pricing_deterministic_time=20.0, max_iter=1, dive=True,
                      **kw)

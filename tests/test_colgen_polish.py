@@ -13,7 +13,8 @@ from rulecert.models.ruleset import RuleSet, ruleset_objective
 from rulecert.problem import RuleProblem
 from rulecert.reference import brute_force_ruleset
 
-from test_colgen import CASES, _check_certificate, _instance, _with_and_without
+from test_colgen import (CASES, _case_problem, _check_certificate, _instance,
+                         _with_and_without)
 
 C, D = 9, 3
 # max_iter=1: column generation stops early with poor columns; no gap closing, so the
@@ -131,11 +132,7 @@ def test_polishing_on_every_form_weighting_and_penalty_keeps_the_fit_exact(case)
     polishing and gap closing: valid against brute force (gap closing's restricted IP is
     solved again over the columns polishing added), and once proven, the optimum."""
     seed, form, C_, D_, weighted, fnw, lam0, lam1, pricing = case
-    X, y = _instance(seed)
-    sw = np.random.default_rng(seed + 100).integers(1, 4, len(y)).astype(float) if weighted else None
-    problem = RuleProblem.from_matrix(X, y, sample_weight=sw)
-    kw = dict(fn_weight=fnw, clause_penalty=lam0, literal_penalty=lam1)
-    _, bf_obj = brute_force_ruleset(X, y, C_, D_, sample_weight=sw, form=form, **kw)
+    problem, kw, bf_obj = _case_problem(case)
     for close_gap in (False, True):
         rs, cert = solve(problem, complexity_bound=C_, max_clause_length=D_, form=form,
                          pricing=pricing, pricing_deterministic_time=20.0, max_iter=1,
