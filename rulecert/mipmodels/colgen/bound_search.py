@@ -226,7 +226,7 @@ def raise_bound_with_time_left(run: Run, ip: RestrictedIP) -> None:
     o, st = run.o, run.st
     if (o.time_limit is None or run.last_priced is None or st.C is None
             or run.stop in STOPPED or run.monitor.should_stop() is not None
-            or ip.objective - run.best_bound <= max(st.gran, 1e-9) - 1e-9
+            or not run.gap_open(ip.objective)
             or seconds_left(run.end) < TIME_LEFT_MIN_SECONDS):
         return
     duals, zlb = run.last_priced

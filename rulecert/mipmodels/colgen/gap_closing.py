@@ -22,8 +22,7 @@ def close_gap(run: Run, ip: RestrictedIP) -> None:
     o, st, master = run.o, run.st, run.master
     if run.stop in STOPPED or run.check_stop():
         return
-    if not (o.close_gap and run.best_duals is not None
-            and ip.objective - run.best_bound > max(st.gran, 1e-9) - 1e-9
+    if not (o.close_gap and run.best_duals is not None and run.gap_open(ip.objective)
             and not run.end.expired()):
         return
     tg = time.perf_counter()

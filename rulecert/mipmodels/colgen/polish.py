@@ -215,7 +215,7 @@ def polish(run: Run, ip: RestrictedIP) -> None:
     o, st, master = run.o, run.st, run.master
     if not o.polish or run.stop in STOPPED or run.check_stop() or run.end.expired():
         return
-    if ip.objective - run.best_bound <= max(st.gran, _EPS) - _EPS:
+    if not run.gap_open(ip.objective):
         return   # proven optimal already
     t0 = time.perf_counter()
     deadline = None if run.end.end is None else \

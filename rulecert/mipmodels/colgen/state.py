@@ -175,6 +175,11 @@ class Run:
     def halt(self, stop: str, term: Termination | None, msg: str) -> None:
         self.stop, self.stop_term, self.stop_msg = stop, term, msg
 
+    def gap_open(self, objective: float) -> bool:
+        """Whether a rule set of ``objective`` is not yet proven optimal: it exceeds the bound
+        by more than the objective's granularity (1 when it is integral) can close."""
+        return objective - self.best_bound > max(self.st.gran, 1e-9) - 1e-9
+
     def selection_of(self, clauses) -> np.ndarray | None:
         """The master's selection of the columns holding ``clauses`` (by coverage: the column
         of a coverage is its shortest clause), or None when one is not a column or the
