@@ -53,7 +53,9 @@ def close_gap(run: Run, ip: RestrictedIP) -> None:
     run.gap_info.update(threshold=T, cap=K, enumerated=len(er.clauses), added=added,
                         complete=er.complete and cut > T, cut=cut, beyond=beyond)
     enum_bound = -math.inf   # a lower bound on the restricted IP that now holds them all
-    if not added and ip.columns == master.n_columns:
+    # the IP's own bound holds over the columns it was solved with: none added since, by
+    # this enumeration or by polishing
+    if ip.columns == master.n_columns:
         enum_bound = ip.objective if ip.result is None else ip.result.bound
     else:
         ip.selected = master.padded(ip.selected)
