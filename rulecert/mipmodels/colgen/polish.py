@@ -49,15 +49,12 @@ class LiteralSearch:
         self.D, self.empty = st.D, empty_clause
         self.lam0, self.lam1 = st.lam0, st.lam1
 
-    # ---- objective --------------------------------------------------------------------
-    def cov(self, clause) -> np.ndarray:
-        return self.st.coverage(clause) if clause else np.ones(self.st.G, dtype=bool)
-
+    # ---- objective (``State.coverage`` of the empty clause: every group) -------------
     def objective(self, clauses) -> float:
         U = np.zeros(self.st.G, dtype=bool)
         total = 0.0
         for c in clauses:
-            v = self.cov(c)
+            v = self.st.coverage(c)
             U |= v
             total += float(self.neg[v].sum()) + self.lam0 + self.lam1 * len(c)
         return total + float(self.apos[~U].sum())
@@ -67,11 +64,16 @@ class LiteralSearch:
         return sum(1 + len(c) for c in clauses)
 
     # ---- one best-improvement step --------------------------------------------------------
-    def _scores(self, base: np.ndarray, others: np.ndarray, const: float) -> np.ndarray:
+    def _weights(self, others: np.ndarray) -> np.ndarray:
+        """What covering each group adds to the objective when ``others`` are covered by the
+        other clauses: its negatives, less its false-negative mass if no other clause
+        covers it (float32, for the products)."""
+        return (self.neg - self.apos * ~others).astype(np.float32)
+
+    def _scores(self, base: np.ndarray, w: np.ndarray, const: float) -> np.ndarray:
         """Objective of the rule set whose clause has coverage ``base & x_l``, for every
-        literal ``l``; ``const`` is its objective with that clause covering nothing (and
-        without the clause's own penalties)."""
-        w = (self.neg - self.apos * ~others).astype(np.float32)
+        literal ``l`` (``w``: :meth:`_weights`); ``const`` is its objective with that clause
+        covering nothing (and without the clause's own penalties)."""
         if base.all():
             return const + (w @ self.Xf).astype(float)
         idx = np.flatnonzero(base)
@@ -83,10 +85,11 @@ class LiteralSearch:
         """``(new objective, move)`` of the best move, or ``(obj, None)``."""
         best_obj, best = obj - _EPS, None
         budget = self.C - self.complexity(clauses)
-        covs = [self.cov(c) for c in clauses]
+        covs = [self.st.coverage(c) for c in clauses]
         cnt = np.sum(covs, axis=0) if covs else np.zeros(self.st.G, dtype=np.int64)
         for k, c in enumerate(clauses):
             others = (cnt - covs[k]) > 0
+            w = self._weights(others)
             own = float(self.neg[covs[k]].sum()) + self.lam0 + self.lam1 * len(c)
             # the objective without clause k's negatives and penalties, positives it alone
             # covers counted as uncovered
@@ -95,34 +98,33 @@ class LiteralSearch:
                 best_obj, best = const, ("drop", k)
             pen = self.lam0 + self.lam1 * len(c)
             if budget >= 1 and len(c) < self.D:
-                s = self._scores(covs[k], others, const + pen + self.lam1)
+                s = self._scores(covs[k], w, const + pen + self.lam1)
                 s[list(c)] = np.inf
                 j = int(np.argmin(s))
                 if s[j] < best_obj:
                     best_obj, best = float(s[j]), ("add", k, j)
             for i in range(len(c)):
                 rest = c[:i] + c[i + 1:]
+                v = self.st.coverage(rest)
                 if rest or self.empty:
-                    v = self.cov(rest)
                     o = (const + pen - self.lam1 + float(self.neg[v].sum())
                          - float(self.apos[v & ~others].sum()))
                     if o < best_obj:
                         best_obj, best = o, ("drop literal", k, i)
-                s = self._scores(self.cov(rest), others, const + pen)
+                s = self._scores(v, w, const + pen)
                 s[list(c)] = np.inf
                 j = int(np.argmin(s))
                 if s[j] < best_obj:
                     best_obj, best = float(s[j]), ("swap", k, i, j)
         covered = cnt > 0
+        w = self._weights(covered)
         if budget >= 2 and self.D >= 1:
-            s = self._scores(np.ones(self.st.G, dtype=bool), covered,
-                             obj + self.lam0 + self.lam1)
+            s = self._scores(np.ones(self.st.G, dtype=bool), w, obj + self.lam0 + self.lam1)
             j = int(np.argmin(s))
             if s[j] < best_obj:
                 best_obj, best = float(s[j]), ("new", j)
         if budget >= 3 and self.D >= 2:
             # a new clause of two literals, every pair at once: sum_g w_g x_gi x_gj
-            w = (self.neg - self.apos * ~covered).astype(np.float32)
             s = (self.Xf.T @ (self.Xf * w[:, None])).astype(float)
             s[np.tril_indices(self.st.d)] = np.inf
             i, j = np.unravel_index(int(np.argmin(s)), s.shape)
