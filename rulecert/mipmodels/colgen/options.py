@@ -231,13 +231,10 @@ def validate(problem, o: ColGenOptions) -> None:
     if o.workers is None:
         raise ValueError("workers must be an integer >= 1, got None")
     o.dive_node_limit = check_count_limit(o.dive_node_limit, "dive_node_limit", minimum=0)
-    o.dive_iterations = check_count_limit(o.dive_iterations, "dive_iterations", minimum=0)
-    o.polish_iterations = check_count_limit(o.polish_iterations, "polish_iterations",
-                                            minimum=0)
-    if o.polish_iterations is None:
-        raise ValueError("polish_iterations must be an integer >= 0, got None")
-    if o.dive_iterations is None:
-        raise ValueError("dive_iterations must be an integer >= 0, got None")
+    for name in ("dive_iterations", "polish_iterations"):   # counts without a "no limit"
+        setattr(o, name, check_count_limit(getattr(o, name), name, minimum=0))
+        if getattr(o, name) is None:
+            raise ValueError(f"{name} must be an integer >= 0, got None")
     for name in ("close_gap_ladder_after_cap", "dive"):
         if not isinstance(getattr(o, name), (bool, np.bool_)):
             raise ValueError(f"{name} must be True or False, got {getattr(o, name)!r}")
