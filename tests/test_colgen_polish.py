@@ -201,6 +201,9 @@ def test_bad_polish_options_fail_before_any_work():
     for bad in (-1, 1.5, None, "3"):
         with pytest.raises((ValueError, TypeError), match="polish_iterations"):
             solve(p, polish_iterations=bad, **LIMITED)
+    for bad in ("no", 0, None):
+        with pytest.raises(ValueError, match="polish must be True or False"):
+            solve(p, polish=bad, **LIMITED)
 
 
 def test_certification_runs_polish_longer_on_counted_kicks_scaled_to_the_rows():

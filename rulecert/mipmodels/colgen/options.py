@@ -235,7 +235,7 @@ def validate(problem, o: ColGenOptions) -> None:
         setattr(o, name, check_count_limit(getattr(o, name), name, minimum=0))
         if getattr(o, name) is None:
             raise ValueError(f"{name} must be an integer >= 0, got None")
-    for name in ("close_gap_ladder_after_cap", "dive"):
+    for name in ("close_gap_ladder_after_cap", "dive", "polish"):
         if not isinstance(getattr(o, name), (bool, np.bool_)):
             raise ValueError(f"{name} must be True or False, got {getattr(o, name)!r}")
     K = o.close_gap_max_columns
