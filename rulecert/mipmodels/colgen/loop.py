@@ -38,9 +38,9 @@ Algorithm
    alone (a small IP given at most half the time left).  When the full restricted IP stalls
    under a time limit, its start is what is returned.
    Then polishing (``polish.py``, ``polish``): local search over literals from the IP's rule
-   set (drop, add or swap a literal, drop a clause, add a one-literal clause, random kicks),
-   which reaches clauses no dual point made improving; a better rule set's clauses become
-   columns and its selection the incumbent.
+   set (drop, add or swap a literal, drop a clause, add a clause of one or two literals,
+   random kicks), which reaches clauses no dual point made improving; a better rule set's
+   clauses become columns and its selection the incumbent.
 5. Optional gap closing (``close_gap``): every clause whose reduced cost is small enough to
    appear in a better solution is enumerated and added, then the IP is re-solved (below).
 6. Under a time limit, the time the phases left raises the bound (``bound_search.py``: the

@@ -117,9 +117,9 @@ class ColGenOptions:
     on fixing without pricing.  None: no limit but the calls' own."""
     polish: bool = True
     """After the restricted IP (and the dive), polish its rule set by local search over
-    literals (``polish.py``: drop, add or swap a literal, drop a clause, add a one-literal
-    clause, with random kicks), reaching clauses no pricing round generated; the clauses of a
-    better rule set become master columns before gap closing."""
+    literals (``polish.py``: drop, add or swap a literal, drop a clause, add a clause of one
+    or two literals, with random kicks), reaching clauses no pricing round generated; the
+    clauses of a better rule set become master columns before gap closing."""
     polish_iterations: int = 200
     """Kicks of the polishing search (each followed by a descent); 0: the descent alone.
     Under a time limit it also stops at ``polish.POLISH_SHARE`` of the time left."""
