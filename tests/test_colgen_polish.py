@@ -211,3 +211,17 @@ def test_certification_runs_polish_longer_on_counted_kicks_scaled_to_the_rows():
     assert certification_options(500)["polish_iterations"] == 2000
     assert certification_options(4000)["polish_iterations"] == 1000
     assert certification_options(10**7)["polish_iterations"] == 50
+
+
+def test_the_estimators_pass_polishing_on():
+    """``polish`` / ``polish_iterations`` of both estimators reach the solve (its record)."""
+    from rulecert.estimators.brcg import BooleanRuleCGClassifier, BooleanRuleCGCV
+    X, y, _ = _tiny(2)
+    kw = dict(max_clause_length=D, max_iter=1, close_gap=False, pricing="bnb")
+    off = BooleanRuleCGClassifier(complexity_bound=C, polish=False, **kw).fit(X, y)
+    on = BooleanRuleCGClassifier(complexity_bound=C, polish_iterations=7, **kw).fit(X, y)
+    assert off.certificate_.stats["polish"] is None
+    assert on.certificate_.stats["polish"]["kicks"] == 7
+    assert on.certificate_.objective <= off.certificate_.objective
+    cv = BooleanRuleCGCV(complexity_bounds=[C], cv=2, polish_iterations=3, **kw).fit(X, y)
+    assert cv.certificate_.stats["polish"]["kicks"] == 3
