@@ -244,6 +244,40 @@ def test_the_descent_stops_at_its_target_and_above_the_minimum_share():
     assert stopped >= 3
 
 
+def test_a_descent_resumed_from_its_proofs_goes_on_where_it_left_off():
+    """Resumed from the first k proofs of a descent (``proofs``, as the time-left search
+    resumes the solve's last search, with the clauses it found and its best bound), the
+    descent makes exactly the calls the uninterrupted one made after its k-th proof (it
+    proves no share again) and reaches the same best bound."""
+    checked = 0
+    for seed in range(8):
+        st, duals, opt, calls, price_at = _descent_case(seed)
+        z0 = _exact_min_rc(st, duals)
+        found = []                                  # the clauses each call returned
+
+        def pricer(dt, share, limit):
+            out = price_at(dt, share, limit)
+            found.append(out[1])
+            return out
+        full = complexity_dual_descent(st, duals, z0, [], math.inf, pricer, None, 60, 40)
+        path = list(calls)
+        proven = [i for i, (_, _, lim, cost) in enumerate(path) if lim is None or cost <= lim]
+        assert full.proofs == [(path[i][1], path[i][3]) for i in proven]
+        for k, i in enumerate(proven, 1):
+            if any(j not in proven for j in range(proven[0], i)):
+                break        # a failure after the first proof: the bisection is not resumed
+            calls.clear()
+            before = max(step[2] for step in full.steps[:i + 2])   # b0 and calls 0..i
+            known = [cl for cls in found[:i + 1] for cl in cls]
+            sr = complexity_dual_descent(st, duals, z0, known, math.inf, price_at, None, 60,
+                                         40, best_known=before, proofs=full.proofs[:k])
+            assert calls == path[i + 1:], (seed, k)
+            assert max(before, sr.bound) == full.bound <= opt + 1e-9
+            assert sr.proofs == full.proofs
+            checked += 1
+    assert checked >= 8, checked
+
+
 def _implied_instance(seed, n=26, noise=0.2):
     """Tiny random data plus conjunctions of its features (so that features imply others and
     the pricing search skips redundant and dominated clauses)."""

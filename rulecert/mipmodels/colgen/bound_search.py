@@ -156,6 +156,7 @@ def dual_search(run: Run, duals: Duals, rnd: PricingRound) -> DualSearch:
         if steps and deadline() is None and not interrupt_requested():
             budget = o.final_bound_node_limit
             run.searched = (run.share, math.inf if budget is None else budget)
+        run.descent = (duals, sr.proofs, sr.clauses)
     else:
         sr = complexity_dual_search(st, duals, rnd.bound, rnd.clauses, run.ub_empty,
                                     lambda dt, f: price_at(dt, f)[:4], steps, o.tol,
@@ -210,12 +211,15 @@ def raise_bound_with_time_left(run: Run, ip: RestrictedIP) -> None:
     priced, with no node budget, every call stopped by the clock at the limit (a call stopped
     so still proves its bound): first as the counted last search (each call capped at a
     multiple of the last proof's nodes); if that ends with time left (its bisection narrowed
-    down where proofs grow steep), again from its smallest proven share with each call
-    capped by the clock instead, at :data:`TIME_LEFT_CALL_SHARE` of the time left.
-    Measured with ``certification_options`` and 300 s on 2 workers, bound before -> after:
-    ILPD at C = 10 118 -> 131 (the node caps alone ended after 2 s at 118, the clock caps
-    alone reached 133), pima at C = 20 101 -> 125 (the node caps alone: 125, the clock
-    caps alone: 121); the counted certification runs certify 124 and 114.  The bound never
+    down where proofs grow steep), again from its last proof with each call capped by the
+    clock instead, at :data:`TIME_LEFT_CALL_SHARE` of the time left.  Where the solve's own
+    last search ran at these duals (pricing found no clause), the first descent resumes it
+    (``complexity_dual_descent``'s ``proofs``: its proofs and the clauses it found) instead
+    of starting over.  Measured with ``certification_options`` and 300 s on 2 workers, bound
+    before -> after: ILPD at C = 10 118 -> 135 (starting over, 131: its first calls failed
+    at the counted search's caps, and it proved again in 45 s the shares the last search had
+    proved before its clock stopped it), pima at C = 20 101 -> 125 (starting over: 125);
+    the counted certification runs certify 124 and 114.  The bound never
     falls; the search stops at the rule set's objective.  Skipped without a time limit
     (counted runs stay reproducible: ``final_bound_node_limit`` and ``strengthen_bound`` are
     theirs), after Ctrl-C or another monitor stop, in the penalized form, at duals where
@@ -242,16 +246,19 @@ def raise_bound_with_time_left(run: Run, ip: RestrictedIP) -> None:
         now = time.perf_counter()
         return now + TIME_LEFT_CALL_SHARE * max(0.0, end - now)
     kw = dict(best_known=before, target=ip.objective)
-    sr = final_bound_search(st, o, duals, zlb, [], run.ub_empty,
+    # resume the last search's descent at these duals (its proofs and the clauses it found)
+    _, proofs, found = run.descent if run.descent is not None and run.descent[0] is duals \
+        else (None, None, [])
+    sr = final_bound_search(st, o, duals, zlb, found, run.ub_empty,
                             bound_pricer(st, o, lambda: end, account, hard_end=end), None,
-                            share=run.share, **kw)
+                            share=run.share, proofs=proofs, **kw)
     if (sr.bound < ip.objective and not interrupt_requested()
             and seconds_left(run.end) >= TIME_LEFT_MIN_SECONDS):
         kw["best_known"] = max(before, sr.bound)
-        sr2 = final_bound_search(st, o, duals, zlb, [], run.ub_empty,
+        sr2 = final_bound_search(st, o, duals, zlb, found + sr.clauses, run.ub_empty,
                                  bound_pricer(st, o, call_end, account, hard_end=end), None,
-                                 first_limit=None, call_cap=None,
-                                 share=run.share if sr.share is None else sr.share, **kw)
+                                 first_limit=None, call_cap=None, share=run.share,
+                                 proofs=sr.proofs, **kw)
         sr = sr2 if sr2.bound > sr.bound else sr
     raised = sr.bound > before
     if raised:

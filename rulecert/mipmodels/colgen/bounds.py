@@ -219,6 +219,9 @@ class DualSearch:
     """The smallest share of the LP value given up in a proven step (None: none proven)."""
     items: int | None = None
     """How many enumerated clauses the best bound's knapsack held (None: not enumerated)."""
+    proofs: list = dataclasses.field(default_factory=list)
+    """``(share, nodes)`` of every proven step of :func:`complexity_dual_descent`, in order
+    (where a later descent at the same duals resumes)."""
 
 
 class _DualSteps:
@@ -348,7 +351,8 @@ def complexity_dual_descent(st, duals: Duals, zlb: float, found: list, ub: float
                             steps: int,
                             tol: float = 1e-7, best_known: float = -math.inf,
                             share: float = 0.1, target: float = math.inf,
-                            call_cap: float | None = DESCENT_CALL_CAP) -> DualSearch:
+                            call_cap: float | None = DESCENT_CALL_CAP,
+                            proofs: list | None = None) -> DualSearch:
     """The last search, when pricing found no clause and column generation stops: the
     complexity dual ``t = lambda + f z_RMLP / C`` descends from a proven share ``f`` under
     a *total* budget of ``budget`` branch-and-bound nodes (every call's nodes count).
@@ -372,13 +376,18 @@ def complexity_dual_descent(st, duals: Duals, zlb: float, found: list, ub: float
     their caps; ``first_limit`` None: the first calls run to the end; ``call_cap`` None: no
     cap after a proof either, for a pricer that limits its calls otherwise, e.g. by the clock).
     A call reporting :data:`NODES_STOPPED` nodes ends the search.  The search stops once
-    the bound reaches ``target`` (a known rule set's objective: nothing to prove past it)."""
+    the bound reaches ``target`` (a known rule set's objective: nothing to prove past it).
+    ``proofs``: the ``(share, nodes)`` proofs of an earlier descent at the same duals
+    (:attr:`DualSearch.proofs`), to resume from: the first call is the step after the last
+    of them, capped as after a proof (``share`` and ``first_limit`` are then unused)."""
     ds = _DualSteps(st, duals, zlb, found, ub)
     if st.C is None or zlb >= -tol or steps <= 0 or (budget is not None and budget <= 0):
         return ds.best
-    left, f = math.inf if budget is None else int(budget), min(0.9, float(share))
-    proofs: list = []                    # (f, nodes) of each proven step, in order
+    left = math.inf if budget is None else int(budget)
+    proofs = list(proofs or ())          # (f, nodes) of each proven step, in order
+    ds.best.proofs = proofs
     failed = None                        # the largest failed f below the last proof
+    f = _after_proof(proofs, failed) if proofs else min(0.9, float(share))
     for _ in range(steps):
         if left <= 0 or ds.hopeless(best_known) or ds.at_cap(best_known, target):
             break
@@ -391,14 +400,7 @@ def complexity_dual_descent(st, duals: Duals, zlb: float, found: list, ub: float
             break                                  # the clock or Ctrl-C stopped the call
         if proven:                                 # give up less
             proofs.append((f, max(int(nodes), 1)))
-            if failed is not None:
-                nxt = (f + failed) / 2
-            elif len(proofs) >= 2 and proofs[-1][1] > proofs[-2][1]:
-                (f1, n1), (f2, n2) = proofs[-2], proofs[-1]
-                g = math.log(n2 / n1) / (f1 - f2)          # log-nodes per unit of share
-                nxt = f - min(0.5 * f, max(0.05 * f, math.log(DESCENT_COST_RATIO) / g))
-            else:
-                nxt = 0.7 * f
+            nxt = _after_proof(proofs, failed)
         elif not proofs:
             if f >= 0.9:                 # no share proven yet: retry with 4 times the nodes
                 if first_limit is None:
@@ -414,6 +416,20 @@ def complexity_dual_descent(st, duals: Duals, zlb: float, found: list, ub: float
             break                                  # t is at lambda, but for 0.1% of z_RMLP
         f = nxt
     return ds.best
+
+
+def _after_proof(proofs: list, failed: float | None) -> float:
+    """The descent's next share after its last proof: bisected toward the largest failed
+    share below it, else where the nodes are predicted ``DESCENT_COST_RATIO`` times the last
+    proof's (by the growth between the last two proofs), else ``0.7`` times the share."""
+    f = proofs[-1][0]
+    if failed is not None:
+        return (f + failed) / 2
+    if len(proofs) >= 2 and proofs[-1][1] > proofs[-2][1]:
+        (f1, n1), (f2, n2) = proofs[-2], proofs[-1]
+        g = math.log(n2 / n1) / (f1 - f2)          # log-nodes per unit of share
+        return f - min(0.5 * f, max(0.05 * f, math.log(DESCENT_COST_RATIO) / g))
+    return 0.7 * f
 
 
 def gap_closing_threshold(st, duals: Duals, zlb: float, ip_obj: float) -> float:

@@ -141,6 +141,8 @@ class Run:
     share: float = 0.1                       # complexity-dual search: share to start from
     searched: tuple | None = None            # (share, node budget) of a final search at
                                              # the last duals that ran on counted limits
+    descent: tuple | None = None             # (Duals, proofs, clauses found) of the
+                                             # last final search (time-left resumes it)
     search_next: int = 0                     # ... the next iteration it may run at
     search_gap: int = 1                      # ... iterations between searches (backoff)
     it: int = 0
