@@ -388,6 +388,8 @@ def complexity_dual_descent(st, duals: Duals, zlb: float, found: list, ub: float
     ds.best.proofs = proofs
     failed = None                        # the largest failed f below the last proof
     f = _after_proof(proofs, failed) if proofs else min(0.9, float(share))
+    if proofs and f < DESCENT_MIN_SHARE:
+        return ds.best                   # the descent it resumes had ended there
     for _ in range(steps):
         if left <= 0 or ds.hopeless(best_known) or ds.at_cap(best_known, target):
             break
