@@ -606,6 +606,37 @@ def test_deterministic_bounds_table_prints_the_same_twice(shared_data, capsys, m
     assert "| 4, max iter |" in tables[0]             # max_iter stopped it: no last search
 
 
+def test_bounds_table_with_a_time_limit_says_it_is_not_reproducible(shared_data, capsys,
+                                                                   monkeypatch):
+    """``--time-limit S`` (the issue's 300 s per fit) hands the limit to every fit on top of
+    the counted limits and says so above the table and in the seconds table."""
+    from pathlib import Path
+    monkeypatch.syspath_prepend(str(Path(__file__).resolve().parents[1] / "experiments"))
+    import brcg_bounds
+    calls = []
+    real = brcg_bounds.limits
+
+    def limits(args, rows, variant):
+        kw = real(args, rows, variant)
+        calls.append(kw["time_limit"])
+        return kw
+    monkeypatch.setattr(brcg_bounds, "limits", limits)
+    brcg_bounds.main(["--no-today", "--datasets", "liver", "--C", "6", "--max-iter", "4",
+                      "--bnb-nodes", "20000", "--bound-nodes", "20000", "--strengthen", "0",
+                      "--no-dive", "--polish-iterations", "50", "--time-limit", "60"])
+    out = capsys.readouterr().out
+    assert calls == [60.0]
+    assert "Wall-clock limit: 60 s per fit" in out and "prints another table" in out
+    assert "Wall-clock seconds per fit (limit 60 s):" in out
+    assert "| liver | 345 x 90 | 6 |" in out
+    brcg_bounds.main(["--no-today", "--datasets", "liver", "--C", "6", "--max-iter", "4",
+                      "--bnb-nodes", "20000", "--bound-nodes", "20000", "--strengthen", "0",
+                      "--no-dive", "--polish-iterations", "50"])
+    out = capsys.readouterr().out
+    assert calls == [60.0, None] and "Wall-clock limit" not in out
+    assert "(reported, never used to stop a fit)" in out
+
+
 def test_bounds_table_strengthens_a_fit_whose_last_search_ran_only_with_more_nodes(
         shared_data, capsys, monkeypatch):
     """A fit whose pricing came up empty ran its last search at its last duals already:
