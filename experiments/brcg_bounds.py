@@ -95,7 +95,7 @@ def limits(args, rows: int, variant: str) -> dict:
                                polish_iterations=args.polish_iterations)
     kw.update(pricing=args.pricing, seed=args.seed, empty_clause=args.empty_clause,
               max_clause_length=args.max_clause_length, workers=args.workers,
-              time_limit=getattr(args, "time_limit", None))
+              time_limit=args.time_limit)
     if variant == "new":
         kw.update(bound_search_steps=args.bound_steps, smoothing=args.smoothing,
                   close_gap_ladder_after_cap=args.ladder_after_cap, dive=args.dive,
@@ -224,8 +224,9 @@ def _num(x):
 
 
 def print_times(rows, file=None, time_limit=None):
-    print("\nWall-clock seconds per fit (reported, never used to stop a fit):" if time_limit is None
-          else f"\nWall-clock seconds per fit (limit {time_limit:g} s):", file=file)
+    said = ("reported, never used to stop a fit" if time_limit is None
+            else f"limit {time_limit:g} s")
+    print(f"\nWall-clock seconds per fit ({said}):", file=file)
     for r in rows:
         today = "-" if r["today"] is None else f"{r['today']['time']:.1f} s"
         s2 = r["new"].get("strengthened")

@@ -381,11 +381,11 @@ def complexity_dual_descent(st, duals: Duals, zlb: float, found: list, ub: float
     (:attr:`DualSearch.proofs`), to resume from: the first call is the step after the last
     of them, capped as after a proof (``share`` and ``first_limit`` are then unused)."""
     ds = _DualSteps(st, duals, zlb, found, ub)
+    proofs = list(proofs or ())          # (f, nodes) of each proven step, in order
+    ds.best.proofs = proofs              # (a descent that makes no call keeps its resume point)
     if st.C is None or zlb >= -tol or steps <= 0 or (budget is not None and budget <= 0):
         return ds.best
     left = math.inf if budget is None else int(budget)
-    proofs = list(proofs or ())          # (f, nodes) of each proven step, in order
-    ds.best.proofs = proofs
     failed = None                        # the largest failed f below the last proof
     f = _after_proof(proofs, failed) if proofs else min(0.9, float(share))
     if proofs and f < DESCENT_MIN_SHARE:
