@@ -278,6 +278,43 @@ def test_a_descent_resumed_from_its_proofs_goes_on_where_it_left_off():
     assert checked >= 8, checked
 
 
+
+def test_a_descent_on_the_clock_keeps_its_steps_within_reach():
+    """With ``affordable`` (the nodes the time left can buy), a descent resumed after its
+    k-th proof (k >= 2): with no limit, makes the calls it makes without one; when the last
+    proof's nodes are more than the reach share of what is affordable, makes no call (any
+    smaller t costs more); when the planned step is predicted to cost more than that share,
+    makes a shorter step that costs about that share (the fake pricer's nodes grow
+    exponentially in the share, as predicted) and is proven; never exceeds brute force."""
+    from rulecert.mipmodels.colgen.bounds import DESCENT_REACH_SHARE
+    shortened = 0
+    for seed in range(8):
+        st, duals, opt, calls, price_at = _descent_case(seed)
+        z0 = _exact_min_rc(st, duals)
+        full = complexity_dual_descent(st, duals, z0, [], math.inf, price_at, None, 60, 40)
+        for k in range(2, len(full.proofs) + 1):
+            last = full.proofs[k - 1][1]
+
+            def resumed(nodes_left):
+                calls.clear()
+                sr = complexity_dual_descent(st, duals, z0, [], math.inf, price_at, None, 60,
+                                             40, proofs=full.proofs[:k],
+                                             affordable=None if nodes_left is None
+                                             else lambda: nodes_left)
+                assert sr.bound <= opt + 1e-9
+                return list(calls)
+            free = resumed(None)
+            assert resumed(math.inf) == free
+            assert resumed(0.99 * last / DESCENT_REACH_SHARE) == []
+            can = 1.5 * last
+            path = resumed(can / DESCENT_REACH_SHARE)
+            if free and free[0][3] > 1.02 * can:       # the planned step is out of reach
+                assert path and path[0][1] < full.proofs[k - 1][0]
+                cost, limit = path[0][3], path[0][2]
+                assert last < cost <= 1.02 * can and (limit is None or cost <= limit)
+                shortened += 1
+    assert shortened >= 4, shortened
+
 def _implied_instance(seed, n=26, noise=0.2):
     """Tiny random data plus conjunctions of its features (so that features imply others and
     the pricing search skips redundant and dominated clauses)."""

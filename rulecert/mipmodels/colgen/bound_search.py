@@ -152,7 +152,9 @@ def dual_search(run: Run, duals: Duals, rnd: PricingRound) -> DualSearch:
     if final:
         sr = final_bound_search(st, o, duals, rnd.bound, rnd.clauses, run.ub_empty, price_at,
                                 o.final_bound_node_limit, steps, best_known=run.best_bound,
-                                share=run.share)
+                                share=run.share,
+                                affordable=None if deadline() is None
+                                else _affordable(run, deadline))
         if steps and deadline() is None and not interrupt_requested():
             budget = o.final_bound_node_limit
             run.searched = (run.share, math.inf if budget is None else budget)
@@ -174,14 +176,31 @@ def dual_search(run: Run, duals: Duals, rnd: PricingRound) -> DualSearch:
 def _accounting(run: Run, used: list | None = None):
     """The ``account`` of :func:`bound_pricer` for a solve's own searches: each call's seconds
     and count go to the solve's ``times`` / ``calls`` under "bound_search" (and its nodes to
-    ``used[0]``)."""
+    ``used[0]``); the largest call so far is the pace, ``run.bound_pace``."""
 
     def account(seconds, nodes):
         if used is not None:
             used[0] += nodes
         run.times["bound_search"] = run.times.get("bound_search", 0.0) + seconds
         run.calls["bound_search"] = run.calls.get("bound_search", 0) + 1
+        if nodes > run.bound_pace[0] and seconds > 0:
+            run.bound_pace = (nodes, seconds)
     return account
+
+
+def _affordable(run: Run, end):
+    """``complexity_dual_descent``'s ``affordable`` for calls that ``end()`` stops: the nodes
+    the time until then buys at the pace of the largest bound-pricing call so far (the pace
+    of a call grows with its size, its setup aside); None without a clock (counted runs stay
+    reproducible), infinite before a pace is known."""
+
+    def nodes_left():
+        at = end()
+        nodes, seconds = run.bound_pace
+        if at is None or nodes <= 0:
+            return math.inf
+        return nodes / seconds * max(0.0, at - time.perf_counter())
+    return nodes_left
 
 
 def _bound_search_seconds(run: Run) -> float | None:
@@ -251,14 +270,16 @@ def raise_bound_with_time_left(run: Run, ip: RestrictedIP) -> None:
         else (None, None, [])
     sr = final_bound_search(st, o, duals, zlb, found, run.ub_empty,
                             bound_pricer(st, o, lambda: end, account, hard_end=end), None,
-                            share=run.share, proofs=proofs, **kw)
+                            share=run.share, proofs=proofs,
+                            affordable=_affordable(run, lambda: end), **kw)
     if (sr.bound < ip.objective and not interrupt_requested()
             and seconds_left(run.end) >= TIME_LEFT_MIN_SECONDS):
         kw["best_known"] = max(before, sr.bound)
         sr2 = final_bound_search(st, o, duals, zlb, found + sr.clauses, run.ub_empty,
                                  bound_pricer(st, o, call_end, account, hard_end=end), None,
                                  first_limit=None, call_cap=None, share=run.share,
-                                 proofs=sr.proofs, **kw)
+                                 proofs=sr.proofs, affordable=_affordable(run, call_end),
+                                 **kw)
         sr = sr2 if sr2.bound > sr.bound else sr
     raised = sr.bound > before
     if raised:

@@ -344,6 +344,9 @@ instances, would otherwise step on toward ``t = lambda`` until its call count ru
 DESCENT_CALL_CAP = 8.0
 """A descent call may use at most this many times the nodes of the last proof (or the
 remaining budget); past it the call fails and the search bisects back toward the proof."""
+DESCENT_REACH_SHARE = 0.8
+"""A descent on the clock (``affordable``) plans each step after a proof to need at most this
+share of the nodes the time left can buy (the growth of the nodes is a prediction)."""
 
 
 def complexity_dual_descent(st, duals: Duals, zlb: float, found: list, ub: float,
@@ -352,7 +355,8 @@ def complexity_dual_descent(st, duals: Duals, zlb: float, found: list, ub: float
                             tol: float = 1e-7, best_known: float = -math.inf,
                             share: float = 0.1, target: float = math.inf,
                             call_cap: float | None = DESCENT_CALL_CAP,
-                            proofs: list | None = None) -> DualSearch:
+                            proofs: list | None = None,
+                            affordable: Callable[[], float] | None = None) -> DualSearch:
     """The last search, when pricing found no clause and column generation stops: the
     complexity dual ``t = lambda + f z_RMLP / C`` descends from a proven share ``f`` under
     a *total* budget of ``budget`` branch-and-bound nodes (every call's nodes count).
@@ -379,7 +383,13 @@ def complexity_dual_descent(st, duals: Duals, zlb: float, found: list, ub: float
     the bound reaches ``target`` (a known rule set's objective: nothing to prove past it).
     ``proofs``: the ``(share, nodes)`` proofs of an earlier descent at the same duals
     (:attr:`DualSearch.proofs`), to resume from: the first call is the step after the last
-    of them, capped as after a proof (``share`` and ``first_limit`` are then unused)."""
+    of them, capped as after a proof (``share`` and ``first_limit`` are then unused).
+    ``affordable()``: the nodes the time left can still buy, for a descent stopped by a
+    clock (None: none); every step after a proof is kept within reach
+    (:func:`_within_reach`): shortened where the planned one is predicted to need more than
+    :data:`DESCENT_REACH_SHARE` of them, and the descent ends where even the shortest step
+    cannot be afforded (any smaller ``t`` costs more nodes than the last proof), instead of
+    a call that the clock would stop unproven."""
     ds = _DualSteps(st, duals, zlb, found, ub)
     proofs = list(proofs or ())          # (f, nodes) of each proven step, in order
     ds.best.proofs = proofs              # (a descent that makes no call keeps its resume point)
@@ -393,6 +403,10 @@ def complexity_dual_descent(st, duals: Duals, zlb: float, found: list, ub: float
     for _ in range(steps):
         if left <= 0 or ds.hopeless(best_known) or ds.at_cap(best_known, target):
             break
+        if proofs and affordable is not None:
+            f = _within_reach(proofs, failed, f, affordable())
+            if f is None:
+                break                                  # no proof the time left can buy
         cap = (math.inf if first_limit is None else first_limit) if not proofs \
             else math.inf if call_cap is None else call_cap * proofs[-1][1]
         limit = None if math.isinf(min(left, cap)) else int(max(1, min(left, cap)))
@@ -432,6 +446,29 @@ def _after_proof(proofs: list, failed: float | None) -> float:
         g = math.log(n2 / n1) / (f1 - f2)          # log-nodes per unit of share
         return f - min(0.5 * f, max(0.05 * f, math.log(DESCENT_COST_RATIO) / g))
     return 0.7 * f
+
+
+def _within_reach(proofs: list, failed: float | None, f: float,
+                  nodes_left: float) -> float | None:
+    """The descent's next share ``f`` (after its proofs) kept within what ``nodes_left`` can
+    buy: None when :data:`DESCENT_REACH_SHARE` of them is no more than the last proof's
+    nodes (the search tree only grows as ``t`` falls, so no step below it can be proven);
+    else, after two proofs of growing cost and no failure, the share where the nodes are
+    predicted (by the growth between the last two proofs, as :func:`_after_proof`) to be
+    that many, when ``f`` is predicted to need more; None too when that share is within 1%
+    of the last proof's."""
+    can = DESCENT_REACH_SHARE * nodes_left
+    f2, n2 = proofs[-1]
+    if can <= n2:
+        return None
+    if failed is not None or len(proofs) < 2 or not n2 > proofs[-2][1]:
+        return f
+    f1, n1 = proofs[-2]
+    g = math.log(n2 / n1) / (f1 - f2)          # log-nodes per unit of share
+    if n2 * math.exp(g * (f2 - f)) <= can:
+        return f
+    f = f2 - math.log(can / n2) / g
+    return None if f2 - f <= 0.01 * f2 else f
 
 
 def gap_closing_threshold(st, duals: Duals, zlb: float, ip_obj: float) -> float:

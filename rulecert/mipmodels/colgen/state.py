@@ -145,6 +145,8 @@ class Run:
                                              # last final search (time-left resumes it)
     search_next: int = 0                     # ... the next iteration it may run at
     search_gap: int = 1                      # ... iterations between searches (backoff)
+    bound_pace: tuple = (0, 0.0)             # (nodes, seconds) of the largest bound-pricing
+                                             # call so far (``bound_search._accounting``)
     it: int = 0
     cg_time: float = 0.0
     gap_info: dict = dataclasses.field(default_factory=dict)
