@@ -234,7 +234,12 @@ def raise_bound_with_time_left(run: Run, ip: RestrictedIP) -> None:
     clock instead, at :data:`TIME_LEFT_CALL_SHARE` of the time left.  Where the solve's own
     last search ran at these duals (pricing found no clause), the first descent resumes it
     (``complexity_dual_descent``'s ``proofs``: its proofs and the clauses it found) instead
-    of starting over.  Measured with ``certification_options`` and 300 s on 2 workers, bound
+    of starting over.  Each step after a proof is kept within reach of the time left
+    (``complexity_dual_descent``'s ``affordable``, at the pace of the largest bound-pricing
+    call so far: :func:`_affordable`); where no smaller ``t`` can be proven in it, the
+    search ends instead of making a call that the clock would stop (the solve's own last
+    search does the same under its share of the limit).  Measured with
+    ``certification_options`` and 300 s on 2 workers, bound
     before -> after: ILPD at C = 10 118 -> 135 (starting over, 131: its first calls failed
     at the counted search's caps, and it proved again in 45 s the shares the last search had
     proved before its clock stopped it), pima at C = 20 101 -> 125 (starting over: 125);
