@@ -65,6 +65,14 @@ worker when the search completes; under node limits a different, equally valid, 
 same for a given number of workers.  Measured: the last search of pima at C = 20
 (``experiments/brcg_bounds.py``'s final duals, ``f = 0.2``, 40.2 million nodes, complete)
 takes 21.4 s on 2 workers against 38.7 s on one.
+
+Per node.  The candidates' sorts write into preallocated arrays (numba's own quicksort, so
+the same order), the exclusion bound walks ``m`` only while it gains (convex), dominated
+literals come from a bitset kept along the path, and both sums of a byte from one table
+entry.  The same nodes, clauses and bound as before (126 calls compared on 7 datasets, top-K,
+enumeration and 2 workers), about 1.4 times faster: the proof that no clause is below 0 at
+pima's final duals at C = 20, ``t = 4`` (21.5 million nodes), takes 16.4 s on one worker and
+8.8 s on two, against 23.0 s and 12.2 s.
 """
 from __future__ import annotations
 
