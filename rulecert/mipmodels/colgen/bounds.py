@@ -434,16 +434,24 @@ def complexity_dual_descent(st, duals: Duals, zlb: float, found: list, ub: float
     return ds.best
 
 
+def _growth(proofs: list) -> float | None:
+    """The log-nodes per unit of share between the last two proofs (None: fewer than two, or
+    the last no costlier)."""
+    if len(proofs) < 2 or not proofs[-1][1] > proofs[-2][1]:
+        return None
+    (f1, n1), (f2, n2) = proofs[-2], proofs[-1]
+    return math.log(n2 / n1) / (f1 - f2)
+
+
 def _after_proof(proofs: list, failed: float | None) -> float:
     """The descent's next share after its last proof: bisected toward the largest failed
     share below it, else where the nodes are predicted ``DESCENT_COST_RATIO`` times the last
-    proof's (by the growth between the last two proofs), else ``0.7`` times the share."""
+    proof's (by :func:`_growth`), else ``0.7`` times the share."""
     f = proofs[-1][0]
     if failed is not None:
         return (f + failed) / 2
-    if len(proofs) >= 2 and proofs[-1][1] > proofs[-2][1]:
-        (f1, n1), (f2, n2) = proofs[-2], proofs[-1]
-        g = math.log(n2 / n1) / (f1 - f2)          # log-nodes per unit of share
+    g = _growth(proofs)
+    if g is not None:
         return f - min(0.5 * f, max(0.05 * f, math.log(DESCENT_COST_RATIO) / g))
     return 0.7 * f
 
@@ -453,19 +461,15 @@ def _within_reach(proofs: list, failed: float | None, f: float,
     """The descent's next share ``f`` (after its proofs) kept within what ``nodes_left`` can
     buy: None when :data:`DESCENT_REACH_SHARE` of them is no more than the last proof's
     nodes (the search tree only grows as ``t`` falls, so no step below it can be proven);
-    else, after two proofs of growing cost and no failure, the share where the nodes are
-    predicted (by the growth between the last two proofs, as :func:`_after_proof`) to be
-    that many, when ``f`` is predicted to need more; None too when that share is within 1%
-    of the last proof's."""
+    else, with no failure and a :func:`_growth`, the share where the nodes are predicted to
+    be that many, when ``f`` is predicted to need more; None too when that share is within
+    1% of the last proof's."""
     can = DESCENT_REACH_SHARE * nodes_left
     f2, n2 = proofs[-1]
     if can <= n2:
         return None
-    if failed is not None or len(proofs) < 2 or not n2 > proofs[-2][1]:
-        return f
-    f1, n1 = proofs[-2]
-    g = math.log(n2 / n1) / (f1 - f2)          # log-nodes per unit of share
-    if n2 * math.exp(g * (f2 - f)) <= can:
+    g = None if failed is not None else _growth(proofs)
+    if g is None or n2 * math.exp(g * (f2 - f)) <= can:
         return f
     f = f2 - math.log(can / n2) / g
     return None if f2 - f <= 0.01 * f2 else f
