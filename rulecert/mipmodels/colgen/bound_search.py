@@ -239,11 +239,13 @@ def raise_bound_with_time_left(run: Run, ip: RestrictedIP) -> None:
     call so far: :func:`_affordable`); where no smaller ``t`` can be proven in it, the
     search ends instead of making a call that the clock would stop (the solve's own last
     search does the same under its share of the limit).  Measured with
-    ``certification_options`` and 300 s on 2 workers, bound
-    before -> after: ILPD at C = 10 118 -> 135 (starting over, 131: its first calls failed
-    at the counted search's caps, and it proved again in 45 s the shares the last search had
-    proved before its clock stopped it), pima at C = 20 101 -> 125 (starting over: 125);
-    the counted certification runs certify 124 and 114.  The bound never
+    ``certification_options`` and 300 s on 2 workers, bound before -> after: ILPD at C = 10
+    118 -> 135 (starting over, 131: its first calls failed at the counted search's caps, and
+    it proved again in 45 s the shares the last search had proved before its clock stopped
+    it), pima at C = 20 101 -> 125 (starting over: 125); with the faster pricing search of
+    ``pricing/bnb.py`` and the reach, 123 -> 136 and 114 -> 132, pima returning after 254 s
+    (before: a last call stopped by the clock at 300 s); the counted certification runs
+    certify 124 and 114.  The bound never
     falls; the search stops at the rule set's objective.  Skipped without a time limit
     (counted runs stay reproducible: ``final_bound_node_limit`` and ``strengthen_bound`` are
     theirs), after Ctrl-C or another monitor stop, in the penalized form, at duals where
