@@ -314,6 +314,29 @@ def test_branch_and_bound_exclusion_bound_is_exact_on_threshold_features(seed):
                            for g in e.clauses)
 
 
+def test_the_searchs_allocation_free_argsort_orders_as_numbas_argsort():
+    """The branch-and-bound's ``_argsort_into`` (into preallocated arrays) gives the order of
+    numba's ``np.argsort``, ties included (many equal keys, lengths around numba's insertion
+    sort cutoff of 15 and far past it), so the search expands its children in the same order
+    as before it stopped allocating."""
+    import numba as nb
+
+    from rulecert.mipmodels.colgen.pricing.bnb import _argsort_into
+
+    @nb.njit
+    def numba_argsort(a):
+        return np.argsort(a)
+
+    rng = np.random.default_rng(0)
+    R = np.empty(600, dtype=np.int64)
+    stack = np.empty((100, 2), dtype=np.int64)
+    for n in [0, 1, 2, 14, 15, 16, 17, 40, 137, 566]:
+        for levels in (3, 50, None):
+            A = rng.random(n + 5) if levels is None else rng.integers(0, levels, n + 5) / 7.0
+            _argsort_into(A, n, R, stack)
+            assert np.array_equal(R[:n], numba_argsort(A[:n].copy())), (n, levels)
+
+
 @pytest.mark.parametrize("seed", range(12))
 def test_parallel_branch_and_bound_is_exact_and_its_limited_bounds_valid(seed):
     """The search on 2 and 3 workers (the tree dealt at depth PARALLEL_SPLIT_DEPTH): complete,
