@@ -243,7 +243,8 @@ def print_times(rows, file=None, time_limit=None):
         tl = r["new"].get("bound_time_left")
         if tl:
             more += (f"; the time left {tl['seconds']:.1f} s: bound {tl['bound_before']:g} -> "
-                     f"{tl['bound']:g} ({tl['nodes']} nodes)")
+                     f"{tl['bound']:g} ({tl['nodes']} nodes"
+                     + (f", ended: {tl['ended']})" if tl.get("ended") else ")"))
         print(f"  {r['dataset']} C={r['C']}: today {today}, new {r['new']['time']:.1f} s{more}",
               file=file)
 

@@ -283,7 +283,7 @@ def test_a_descent_on_the_clock_keeps_its_steps_within_reach():
     """With ``affordable`` (the nodes the time left can buy), a descent resumed after its
     k-th proof (k >= 2): with no limit, makes the calls it makes without one; when the last
     proof's nodes are more than the reach share of what is affordable, makes no call (any
-    smaller t costs more); when the planned step is predicted to cost more than that share,
+    smaller t costs more) and says so; when the planned step is predicted to cost more than that share,
     makes a shorter step that costs about that share (the fake pricer's nodes grow
     exponentially in the share, as predicted) and is proven; never exceeds brute force."""
     from rulecert.mipmodels.colgen.bounds import DESCENT_REACH_SHARE
@@ -302,12 +302,13 @@ def test_a_descent_on_the_clock_keeps_its_steps_within_reach():
                                              affordable=None if nodes_left is None
                                              else lambda: nodes_left)
                 assert sr.bound <= opt + 1e-9
-                return list(calls)
-            free = resumed(None)
-            assert resumed(math.inf) == free
-            assert resumed(0.99 * last / DESCENT_REACH_SHARE) == []
+                return list(calls), sr.ended
+            free, _ = resumed(None)
+            assert resumed(math.inf)[0] == free
+            assert resumed(0.99 * last / DESCENT_REACH_SHARE) == (
+                [], "no smaller complexity dual can be proven in the time left")
             can = 1.5 * last
-            path = resumed(can / DESCENT_REACH_SHARE)
+            path, _ = resumed(can / DESCENT_REACH_SHARE)
             if free and free[0][3] > 1.02 * can:       # the planned step is out of reach
                 assert path and path[0][1] < full.proofs[k - 1][0]
                 cost, limit = path[0][3], path[0][2]

@@ -48,6 +48,9 @@ def test_the_time_left_raises_the_bound_never_past_brute_force(monkeypatch):
         assert rec is not None and rec["bound_before"] == c0.lower_bound
         assert rec["bound"] == c1.lower_bound and not rec["interrupted"]
         assert rec["seconds"] < LIMITED["time_limit"]
+        assert rec["ended"]             # why the descent ended, in words
+        if c1.lower_bound >= c1.objective - 1e-9:
+            assert "objective" in rec["ended"], rec["ended"]
         if c1.lower_bound > c0.lower_bound:
             raised += 1
             assert "raised with the time left" in c1.stats["bound_kind"]

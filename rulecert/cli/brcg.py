@@ -279,7 +279,9 @@ def run(args) -> int:
     if s.get("bound_time_left"):
         b = s["bound_time_left"]
         print(f"time left       : bound {b['bound_before']:g} -> {b['bound']:g} with {b['nodes']} "
-              f"nodes in {b['seconds']:.1f}s" + (" (interrupted)" if b["interrupted"] else ""))
+              f"nodes in {b['seconds']:.1f}s" + (" (interrupted)" if b["interrupted"] else
+                                                 f"; ended: {b['ended']}" if b.get("ended")
+                                                 else ""))
     if s.get("dive"):
         dv = s["dive"]
         found = "no rule set" if dv["objective"] is None else f"objective {dv['objective']:g}"

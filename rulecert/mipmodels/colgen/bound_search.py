@@ -252,7 +252,9 @@ def raise_bound_with_time_left(run: Run, ip: RestrictedIP) -> None:
     pricing proved no negative reduced cost, and with under :data:`TIME_LEFT_MIN_SECONDS`
     left.  Ctrl-C during the search stops
     the solve as ``interrupted`` with the bound proven so far.  The record is
-    ``run.time_left_search`` (the certificate's ``stats["bound_time_left"]``)."""
+    ``run.time_left_search`` (the certificate's ``stats["bound_time_left"]``; its ``ended``
+    says why the last descent ended, e.g. that no smaller complexity dual could be proven in
+    the time left)."""
     o, st = run.o, run.st
     if (o.time_limit is None or run.last_priced is None or st.C is None
             or run.stop in STOPPED or run.monitor.should_stop() is not None
@@ -287,7 +289,10 @@ def raise_bound_with_time_left(run: Run, ip: RestrictedIP) -> None:
                                  first_limit=None, call_cap=None, share=run.share,
                                  proofs=sr.proofs, affordable=_affordable(run, call_end),
                                  **kw)
+        ended = sr2.ended
         sr = sr2 if sr2.bound > sr.bound else sr
+    else:
+        ended = sr.ended
     raised = sr.bound > before
     if raised:
         run.best_bound = sr.bound
@@ -298,6 +303,6 @@ def raise_bound_with_time_left(run: Run, ip: RestrictedIP) -> None:
     run.time_left_search = {"seconds": time.perf_counter() - t0, "nodes": used[0],
                             "bound_before": before, "bound": run.best_bound,
                             "complexity_dual": sr.t if raised else None,
-                            "interrupted": interrupted}
+                            "ended": ended, "interrupted": interrupted}
     run.monitor.sample(ip.objective, run.best_bound, event="bound search",
                        phase="bound search with the time left", nodes=used[0])

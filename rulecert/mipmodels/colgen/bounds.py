@@ -222,6 +222,9 @@ class DualSearch:
     proofs: list = dataclasses.field(default_factory=list)
     """``(share, nodes)`` of every proven step of :func:`complexity_dual_descent`, in order
     (where a later descent at the same duals resumes)."""
+    ended: str = ""
+    """Why :func:`complexity_dual_descent` ended, in words (the certificate's record of the
+    time-left search shows it)."""
 
 
 class _DualSteps:
@@ -393,33 +396,47 @@ def complexity_dual_descent(st, duals: Duals, zlb: float, found: list, ub: float
     ds = _DualSteps(st, duals, zlb, found, ub)
     proofs = list(proofs or ())          # (f, nodes) of each proven step, in order
     ds.best.proofs = proofs              # (a descent that makes no call keeps its resume point)
+    best = ds.best
     if st.C is None or zlb >= -tol or steps <= 0 or (budget is not None and budget <= 0):
-        return ds.best
+        best.ended = "nothing to search (no complexity row, no negative reduced cost, " \
+            "no calls or no nodes)"
+        return best
     left = math.inf if budget is None else int(budget)
     failed = None                        # the largest failed f below the last proof
     f = _after_proof(proofs, failed) if proofs else min(0.9, float(share))
     if proofs and f < DESCENT_MIN_SHARE:
-        return ds.best                   # the descent it resumes had ended there
+        best.ended = "the descent it resumes had ended at the LP's complexity dual"
+        return best
     for _ in range(steps):
-        if left <= 0 or ds.hopeless(best_known) or ds.at_cap(best_known, target):
+        if left <= 0:
+            best.ended = "its node budget ran out"
+            break
+        if ds.at_cap(best_known, target):
+            best.ended = "the bound reached the rule set's objective or its most at these duals"
+            break
+        if ds.hopeless(best_known):
+            best.ended = "no complexity dual can beat the bound (the known clauses' knapsack)"
             break
         if proofs and affordable is not None:
             f = _within_reach(proofs, failed, f, affordable())
             if f is None:
-                break                                  # no proof the time left can buy
+                best.ended = "no smaller complexity dual can be proven in the time left"
+                break
         cap = (math.inf if first_limit is None else first_limit) if not proofs \
             else math.inf if call_cap is None else call_cap * proofs[-1][1]
         limit = None if math.isinf(min(left, cap)) else int(max(1, min(left, cap)))
         proven, nodes = ds.step(f, lambda dt: price_at(dt, f, limit))
         left -= max(int(nodes), 1)
         if nodes >= NODES_STOPPED:
-            break                                  # the clock or Ctrl-C stopped the call
+            best.ended = "the clock or Ctrl-C stopped a call"
+            break
         if proven:                                 # give up less
             proofs.append((f, max(int(nodes), 1)))
             nxt = _after_proof(proofs, failed)
         elif not proofs:
             if f >= 0.9:                 # no share proven yet: retry with 4 times the nodes
                 if first_limit is None:
+                    best.ended = "no share proven"
                     break
                 first_limit *= 4
             nxt = min(0.9, 3 * f)
@@ -427,11 +444,15 @@ def complexity_dual_descent(st, duals: Duals, zlb: float, found: list, ub: float
             failed = f
             nxt = (f + proofs[-1][0]) / 2
         if proofs and abs(nxt - proofs[-1][0]) <= 0.01 * proofs[-1][0]:
-            break                                  # bisected down to 1% of the share
-        if nxt < DESCENT_MIN_SHARE:
-            break                                  # t is at lambda, but for 0.1% of z_RMLP
+            best.ended = "bisected down to 1% of its last proven share"
+            break
+        if nxt < DESCENT_MIN_SHARE:     # t is at lambda, but for 0.1% of z_RMLP
+            best.ended = "it reached the LP's complexity dual"
+            break
         f = nxt
-    return ds.best
+    else:
+        best.ended = "its call count ran out"
+    return best
 
 
 def _growth(proofs: list) -> float | None:
