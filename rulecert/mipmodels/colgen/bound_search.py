@@ -152,9 +152,7 @@ def dual_search(run: Run, duals: Duals, rnd: PricingRound) -> DualSearch:
     if final:
         sr = final_bound_search(st, o, duals, rnd.bound, rnd.clauses, run.ub_empty, price_at,
                                 o.final_bound_node_limit, steps, best_known=run.best_bound,
-                                share=run.share,
-                                affordable=None if deadline() is None
-                                else _affordable(run, deadline))
+                                share=run.share, affordable=_affordable(run, deadline))
         if steps and deadline() is None and not interrupt_requested():
             budget = o.final_bound_node_limit
             run.searched = (run.share, math.inf if budget is None else budget)
@@ -191,8 +189,9 @@ def _accounting(run: Run, used: list | None = None):
 def _affordable(run: Run, end):
     """``complexity_dual_descent``'s ``affordable`` for calls that ``end()`` stops: the nodes
     the time until then buys at the pace of the largest bound-pricing call so far (the pace
-    of a call grows with its size, its setup aside); None without a clock (counted runs stay
-    reproducible), infinite before a pace is known."""
+    of a call grows with its size, its setup aside); infinite while ``end()`` is None (no
+    clock: every step stays as planned, so counted runs stay reproducible) and before a
+    pace is known."""
 
     def nodes_left():
         at = end()

@@ -395,8 +395,8 @@ def complexity_dual_descent(st, duals: Duals, zlb: float, found: list, ub: float
     a call that the clock would stop unproven."""
     ds = _DualSteps(st, duals, zlb, found, ub)
     proofs = list(proofs or ())          # (f, nodes) of each proven step, in order
-    ds.best.proofs = proofs              # (a descent that makes no call keeps its resume point)
     best = ds.best
+    best.proofs = proofs                 # (a descent that makes no call keeps its resume point)
     if st.C is None or zlb >= -tol or steps <= 0 or (budget is not None and budget <= 0):
         best.ended = "nothing to search (no complexity row, no negative reduced cost, " \
             "no calls or no nodes)"
