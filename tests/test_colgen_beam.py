@@ -2,6 +2,7 @@
 improving and of distinct coverages, the search is the documented one (a plain per-node
 reference in exact arithmetic, ties included), exhaustive with a wide beam, it honours its
 deadline, it proves nothing, and column generation with it stays exact on tiny instances."""
+import dataclasses
 import itertools
 import math
 import time
@@ -371,3 +372,110 @@ def test_beam_bound_never_becomes_the_pricing_bound():
             assert math.isfinite(h["pricing_bound"])
     _, bf_obj = brute_force_ruleset(X, y, 10, 4)
     assert cert.lower_bound <= bf_obj + 1e-9
+
+
+# ---- the adaptive chain: the beam or the short branch-and-bound first, by counted work ----
+def _entry(method, work, found):
+    return {"iteration": 0, "method": method, "exact_instance": True, "found": found,
+            "best": None, "bound": -math.inf, "complete": False, "work": work, "time": 0.0,
+            "termination": None}
+
+
+def test_short_first_compares_the_expected_work_of_the_two_orders():
+    from rulecert.mipmodels.colgen.pricing.chain import (ADAPTIVE_LEAST, ADAPTIVE_WINDOW,
+                                                          BEAM_NODE_SCALE, short_first)
+    d = 150
+    child = d / BEAM_NODE_SCALE      # beam children per branch-and-bound node
+    rng = np.random.default_rng(0)
+    swapped = 0
+    for _ in range(300):
+        nb, ns = rng.integers(ADAPTIVE_LEAST, 2 * ADAPTIVE_WINDOW, size=2)
+        beam = [_entry("beam", int(rng.integers(0, 10**7)), int(rng.integers(0, 3)))
+                for _ in range(nb)]
+        short = [_entry("bnb-short", int(rng.integers(1, 10**6)), int(rng.integers(0, 3)))
+                 for _ in range(ns)]
+        log = [e for pair in itertools.zip_longest(beam, short) for e in pair if e]
+        b, s = beam[-ADAPTIVE_WINDOW:], short[-ADAPTIVE_WINDOW:]
+        cb = np.mean([e["work"] for e in b]) / child
+        pb = np.mean([e["found"] > 0 for e in b])
+        cs = np.mean([e["work"] for e in s])
+        ps = np.mean([e["found"] > 0 for e in s])
+        expected = bool(cs + (1 - ps) * cb < cb + (1 - pb) * cs)
+        assert short_first(log, d) == expected
+        swapped += expected
+        # until each pricer has run ADAPTIVE_LEAST times: the fixed order
+        assert not short_first(beam + short[:ADAPTIVE_LEAST - 1], d)
+        assert not short_first(beam[:ADAPTIVE_LEAST - 1] + short, d)
+    assert 30 <= swapped <= 270           # both answers are exercised
+    # a beam that costs 10^6 nodes and finds in 1 of 10 calls against a short search of 10^5
+    # nodes that always finds: the short search first; a cheap beam: the beam first
+    costly = [_entry("beam", int(1e6 * child), int(i == 0)) for i in range(10)]
+    cheap = [_entry("bnb-short", 10**5, 1) for _ in range(10)]
+    assert short_first(costly + cheap, d)
+    assert not short_first([_entry("beam", int(1e4 * child), 1)] * 10 + cheap, d)
+
+
+def _price_order(o, history):
+    """The pricers one chain runs after ``history`` (nothing they find is new, so every
+    pricer up to the full branch-and-bound runs)."""
+    from rulecert.limits import Deadline
+    from rulecert.mipmodels.colgen.pricing import chain
+    X, _ = _instance(7)
+    X = np.asarray(X, bool)
+    v = np.random.default_rng(1).normal(0, 1, X.shape[0])
+    log = list(history)
+    chain.price(X, v, 0.5, 0.05, o.max_clause_length, o, rng=np.random.default_rng(0),
+                iteration=9, cg_deadline=Deadline(None), improving=lambda inst, r: [],
+                times=dict.fromkeys(chain.TIME_KEYS.values(), 0.0), calls={}, log=log)
+    return [e["method"] for e in log[len(history):]]
+
+
+def test_the_adaptive_chain_runs_the_short_search_first_when_the_beam_costs_more():
+    from rulecert.mipmodels.colgen.pricing.chain import ADAPTIVE_LEAST, BEAM_NODE_SCALE
+    d = _instance(7)[0].shape[1]
+    costly = [_entry("beam", int(1e6 * d / BEAM_NODE_SCALE), 0) for _ in range(5)]
+    cheap = [_entry("bnb-short", 10**3, 1) for _ in range(5)]
+    few = costly[:ADAPTIVE_LEAST - 1] + cheap
+    o = ColGenOptions(complexity_bound=12, max_clause_length=8, pricing="bnb",
+                      heuristic_max_generated=1, heuristic_max_length=2, sample_rows=None)
+    fixed = _price_order(o, costly + cheap)
+    adaptive = _price_order(dataclasses.replace(o, adaptive_chain=True), costly + cheap)
+    assert fixed.index("beam") < fixed.index("bnb-short"), fixed
+    assert adaptive.index("bnb-short") < adaptive.index("beam"), adaptive
+    assert sorted(adaptive) == sorted(fixed)       # the same pricers, in another order
+    early = _price_order(dataclasses.replace(o, adaptive_chain=True), few)
+    assert early.index("beam") < early.index("bnb-short"), early
+
+
+def test_solve_with_the_adaptive_chain_equals_brute_force(monkeypatch):
+    from rulecert.mipmodels.colgen.pricing import chain
+    # a huge scale makes the beam dear: the short search goes first once both have run; a
+    # beam of width 1 that never widens fails often enough for the short search to run
+    monkeypatch.setattr(chain, "BEAM_NODE_SCALE", 1e9)
+    monkeypatch.setattr(chain, "ADAPTIVE_LEAST", 1)
+    monkeypatch.setattr(chain, "BEAM_WIDENING", 1)
+    short_first_rounds = 0
+    for seed in range(12):
+        X, y = _instance(seed + 340)
+        problem = RuleProblem.from_matrix(X, y)
+        _, bf_obj = brute_force_ruleset(X, y, 10, 4)
+        rs, cert = solve(problem, ColGenOptions(complexity_bound=10, max_clause_length=4,
+                                                pricing="bnb", heuristic_max_generated=1,
+                                                heuristic_max_length=2, adaptive_chain=True,
+                                                beam_width=1))
+        score = ruleset_objective(rs, problem)
+        assert math.isclose(score.objective, cert.objective, abs_tol=1e-9)
+        assert cert.lower_bound <= bf_obj + 1e-9
+        assert math.isclose(cert.objective, bf_obj, abs_tol=1e-9) and cert.proven_optimal
+        first = {}
+        for e in cert.stats["pricing_log"]:
+            if e["method"] in ("beam", "bnb-short"):
+                first.setdefault(e["iteration"], e["method"])
+        short_first_rounds += sum(m == "bnb-short" for m in first.values())
+    assert short_first_rounds >= 3
+
+
+def test_adaptive_chain_must_be_a_bool():
+    X, y = _instance(1)
+    with pytest.raises(ValueError, match="adaptive_chain"):
+        solve(RuleProblem.from_matrix(X, y), complexity_bound=6, adaptive_chain="yes")

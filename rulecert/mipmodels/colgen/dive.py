@@ -94,7 +94,7 @@ def dive(run, improving) -> dict:
                 rnd = price(st.X, duals.v, duals.const, duals.lit, st.D, oi, rng=run.rng,
                             iteration=run.it + iterations, cg_deadline=end,
                             improving=improving(duals), times=run.times, calls=run.calls,
-                            log=round_log, monitor=run.monitor)
+                            log=round_log, monitor=run.monitor, history=run.pricing_log)
                 used_nodes = sum(c["work"] for c in round_log if c["method"].startswith("bnb"))
                 nodes_left -= used_nodes
                 nodes += used_nodes

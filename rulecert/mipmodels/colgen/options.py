@@ -68,6 +68,11 @@ class ColGenOptions:
     max_columns: int | None = None
     columns_per_iter: int = 50
     heuristic_max_length: int = 5
+    adaptive_chain: bool = False
+    """Order the beam search and the short branch-and-bound by the work each has cost per
+    improving round so far in this solve (``pricing/chain.py``'s :func:`short_first`), not
+    always beam first.  Deterministic: work is counted (beam children, branch-and-bound
+    nodes), not timed.  On in :func:`~rulecert.mipmodels.colgen.certification_options`."""
     heuristic_max_generated: int = 20000
     beam_width: int = 5
     """Width of the beam-search pricer (clauses kept per level; AIX360 uses 5); a search
@@ -248,6 +253,8 @@ def validate(problem, o: ColGenOptions) -> None:
         raise ValueError(f"bound_short_length must be >= 1, got {o.bound_short_length!r}")
     if o.columns_per_iter < 1 or o.heuristic_max_length < 1 or o.heuristic_max_generated < 0:
         raise ValueError("columns_per_iter and heuristic_max_length must be >= 1")
+    if not isinstance(o.adaptive_chain, (bool, np.bool_)):
+        raise ValueError(f"adaptive_chain must be True or False, got {o.adaptive_chain!r}")
     if (isinstance(o.beam_width, bool) or not isinstance(o.beam_width, (int, np.integer))
             or o.beam_width < 1):
         raise ValueError(f"beam_width must be an integer >= 1, got {o.beam_width!r}")

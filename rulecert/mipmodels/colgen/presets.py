@@ -53,7 +53,8 @@ def certification_options(rows: int, *, max_iter: int = 100, bnb_nodes: int = 30
     faster: wdbc at C = 10 269 s against 343 s, ILPD at C = 20 297 s against 335-412 s, pima
     at C = 10 127 s against 199 s."""
     bnb = scaled_nodes(bnb_nodes, rows)
-    return dict(max_iter=max_iter, pricing="bnb", bnb_node_limit=bnb, time_limit=None,
+    return dict(max_iter=max_iter, pricing="bnb", bnb_node_limit=bnb, adaptive_chain=True,
+                time_limit=None,
                 pricing_time_limit=None, pricing_deterministic_time=5.0,
                 ip_node_limit=ip_nodes, close_gap=True, close_gap_max_columns=gap_columns,
                 close_gap_node_limit=scaled_nodes(gap_nodes, rows),

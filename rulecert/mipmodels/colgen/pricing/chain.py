@@ -36,6 +36,39 @@ the same 12 / 2; pima C = 10 199 s against 193 s, the same 165 / 153; ILPD C = 2
 against 253 s, 124 / 79 against 127 / 79 (95 iterations against 91; a wider beam costs more
 at D = 19).  At 256, ILPD C = 20 took another path: ``max_iter`` at 100, 127 / 0."""
 
+BEAM_NODE_SCALE = 15.0
+"""One branch-and-bound node costs about ``d / BEAM_NODE_SCALE`` beam children on ``d``
+features (both scan the candidates' coverages; a node scans every candidate).  Measured on 2
+workers over whole fits (seconds per child of the beam, per node of the 5-literal
+branch-and-bound): ILPD C = 20 (160 features) 112 ns and 1100 ns (ratio 9.8), pima C = 20
+(134) 125 and 1030 (8.2), wdbc C = 10 (540) 45 and 1640 (36), ionosphere C = 10 (566) 43 and
+1630 (38)."""
+ADAPTIVE_WINDOW = 20
+""":func:`short_first` learns from the last this many calls of each pricer."""
+ADAPTIVE_LEAST = 3
+"""... and only once each has been called this many times."""
+
+
+def short_first(log: list, d: int) -> bool:
+    """Whether the short branch-and-bound should now run before the beam search
+    (``adaptive_chain``), from the pricing ``log`` of this solve: with ``c`` the mean work of
+    a call (branch-and-bound nodes; beam children in nodes, ``BEAM_NODE_SCALE``) and ``p``
+    the share of calls that found improving clauses, each over the last ``ADAPTIVE_WINDOW``
+    calls, the expected work of a round that tries the beam first is ``c_b + (1 - p_b) c_s``
+    and ``c_s + (1 - p_s) c_b`` the other way round.  The short search runs first when that
+    is less.  Counted work, not time: a fit on counted limits stays reproducible."""
+    calls = {}
+    for m in ("beam", "bnb-short"):
+        es = [e for e in log if e["method"] == m][-ADAPTIVE_WINDOW:]
+        if len(es) < ADAPTIVE_LEAST:
+            return False
+        work = sum(e["work"] for e in es) / len(es)
+        calls[m] = (work * BEAM_NODE_SCALE / d if m == "beam" else work,
+                    sum(e["found"] > 0 for e in es) / len(es))
+    (cb, pb), (cs, ps) = calls["beam"], calls["bnb-short"]
+    return cs + (1.0 - ps) * cb < cb + (1.0 - pb) * cs
+
+
 CHAINS = {
     "auto": ("heuristic", "beam", "bnb-short", "bnb", "cp-sat"),
     "exact": ("cp-sat", "heuristic"),
@@ -150,13 +183,15 @@ class PricingRound:
 def price(X: np.ndarray, v: np.ndarray, const: float, lit: float, D: int, o, *,
           rng: np.random.Generator, iteration: int, cg_deadline,
           improving: Callable[[PricingInstance, PricingResult], list],
-          times: dict, calls: dict, log: list, monitor=None) -> PricingRound:
+          times: dict, calls: dict, log: list, monitor=None,
+          history: list | None = None) -> PricingRound:
     """Run the chain of ``o.pricing`` on the instance ``(X, v, const, lit, D)``.
 
     ``cg_deadline`` is the column-generation phase's :class:`~rulecert.limits.Deadline`;
     ``improving(inst, result)`` turns a pricer's result into the new clauses of the master
     (mapped to full-data features, made irredundant, re-priced, deduplicated).  ``times``,
-    ``calls`` and ``log`` are the solve's records, updated in place.
+    ``calls`` and ``log`` are the solve's records, updated in place; ``adaptive_chain``
+    orders the chain by ``history`` (default: ``log``).
     """
     d = X.shape[1]
     full = PricingInstance(X, v, const, lit, D, np.arange(d), exact=True)
@@ -165,7 +200,11 @@ def price(X: np.ndarray, v: np.ndarray, const: float, lit: float, D: int, o, *,
     insts = [make_instance(X, v, const, lit, D, rng=rng, sample_rows=o.sample_rows,
                            max_nonzeros=o.max_nonzeros)] if big else []
     insts.append(full)
-    plan = [(i, m) for i in insts for m in CHAINS[o.pricing]
+    chain = CHAINS[o.pricing]
+    if (o.adaptive_chain and "beam" in chain and D > o.heuristic_max_length
+            and short_first(log if history is None else history, d)):
+        chain = tuple({"beam": "bnb-short", "bnb-short": "beam"}.get(m, m) for m in chain)
+    plan = [(i, m) for i in insts for m in chain
             if m != "bnb-short" or D > o.heuristic_max_length]
     new: list[tuple[int, ...]] = []
     hint = None
