@@ -320,9 +320,17 @@ def test_certify_presets_counted_limits_sized_to_the_data_and_explicit_options_w
     assert got["time_limit"] is None and got["pricing_time_limit"] is None
     assert got["pricing"] == "bnb" and got["close_gap_max_columns"] == 100_000
     assert got["dive"] is True and brcg.limit_defaults()["dive"] is False
+    assert got["adaptive_chain"] is True and brcg.limit_defaults()["adaptive_chain"] is False
+    # the estimators take the preset as keyword arguments
+    from rulecert.estimators.brcg import BooleanRuleCGClassifier, BooleanRuleCGCV
+    for est in (BooleanRuleCGClassifier(complexity_bound=9, **preset),
+                BooleanRuleCGCV(complexity_bounds=(5, 9), **preset)):
+        assert {k: est.get_params()[k] for k in preset} == preset
     mine = brcg.fit_limits(parser.parse_args(base + ["--certify", "--max-iter", "3",
-                                                     "--no-close-gap", "--no-dive"]), 40)
-    assert mine == {**got, "max_iter": 3, "close_gap": False, "dive": False}
+                                                     "--no-close-gap", "--no-dive",
+                                                     "--no-adaptive-chain"]), 40)
+    assert mine == {**got, "max_iter": 3, "close_gap": False, "dive": False,
+                    "adaptive_chain": False}
     assert brcg.fit_limits(parser.parse_args(base), 40) == brcg.limit_defaults()
     assert brcg.fit_limits(parser.parse_args(base + ["--dive"]), 40) == \
         {**brcg.limit_defaults(), "dive": True}

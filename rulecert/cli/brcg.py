@@ -95,6 +95,10 @@ def add_parser(sub) -> None:
                         "fractional column, price again, until the LP is integral), then the "
                         "restricted IP again over its columns too; a primal heuristic "
                         "(default off; on with --certify)")
+    p.add_argument("--adaptive-chain", action=argparse.BooleanOptionalAction, default=unset,
+                   help="try the short branch-and-bound before the beam search once it has "
+                        "cost less counted work per improving pricing round (default off; on "
+                        "with --certify)")
     p.add_argument("--dive-node-limit", type=int, default=unset, metavar="N",
                    help="branch-and-bound pricing nodes of the whole dive (default 5000000; "
                         "--certify: 5000000 per 2000 rows)")
@@ -127,7 +131,7 @@ def add_parser(sub) -> None:
 LIMITS = ("pricing", "time_limit", "pricing_time_limit", "max_iter", "pricing_deterministic_time",
           "bnb_node_limit", "ip_node_limit", "bound_node_limit",
           "final_bound_node_limit", "close_gap", "close_gap_max_columns", "close_gap_node_limit",
-          "dive", "dive_node_limit", "polish", "polish_iterations")
+          "dive", "dive_node_limit", "polish", "polish_iterations", "adaptive_chain")
 """The estimator parameters ``--certify`` presets.  Their options are absent from the parsed
 namespace unless given, so that one given explicitly wins over the preset."""
 

@@ -98,6 +98,10 @@ class BooleanRuleCGClassifier(BinaryRuleClassifier):
     columns_per_iter : int
     beam_width : int >= 1
         Width of the beam-search pricer (AIX360's is 5), tried after the greedy heuristic.
+    adaptive_chain : bool
+        Try the short branch-and-bound before the beam search once it has cost less counted
+        work per improving pricing round in this fit (``ColGenOptions.adaptive_chain``); off
+        by default, on in ``certification_options``.
     close_gap : bool
         Enumerate every clause that could enter a better solution and re-solve the IP.
     close_gap_max_columns : int >= 1
@@ -178,6 +182,7 @@ class BooleanRuleCGClassifier(BinaryRuleClassifier):
         "final_bound_node_limit": [None, Interval(Integral, 1, None, closed="left")],
         "columns_per_iter": [Interval(Integral, 1, None, closed="left")],
         "beam_width": [Interval(Integral, 1, None, closed="left")],
+        "adaptive_chain": ["boolean"],
         "close_gap": ["boolean"],
         "close_gap_max_columns": [Interval(Integral, 1, None, closed="left")],
         "close_gap_node_limit": [None, Interval(Integral, 1, None, closed="left")],
@@ -204,7 +209,7 @@ class BooleanRuleCGClassifier(BinaryRuleClassifier):
                  pricing_deterministic_time=None, ip_node_limit=None, ip_options=None,
                  bound_search_steps=3, bound_node_limit=DEFAULT_BOUND_NODE_LIMIT,
                  final_bound_node_limit=DEFAULT_FINAL_BOUND_NODE_LIMIT, columns_per_iter=50, beam_width=5,
-                 close_gap=True, close_gap_max_columns=DEFAULT_CLOSE_GAP_MAX_COLUMNS,
+                 adaptive_chain=False, close_gap=True, close_gap_max_columns=DEFAULT_CLOSE_GAP_MAX_COLUMNS,
                  close_gap_node_limit=DEFAULT_CLOSE_GAP_NODE_LIMIT,
                  close_gap_ladder_after_cap=False, dive=False, dive_iterations=20,
                  dive_node_limit=DEFAULT_DIVE_NODE_LIMIT, polish=True, polish_iterations=200,
@@ -232,6 +237,7 @@ class BooleanRuleCGClassifier(BinaryRuleClassifier):
         self.final_bound_node_limit = final_bound_node_limit
         self.columns_per_iter = columns_per_iter
         self.beam_width = beam_width
+        self.adaptive_chain = adaptive_chain
         self.close_gap = close_gap
         self.close_gap_max_columns = close_gap_max_columns
         self.close_gap_node_limit = close_gap_node_limit
@@ -266,7 +272,7 @@ class BooleanRuleCGClassifier(BinaryRuleClassifier):
             bound_search_steps=self.bound_search_steps, bound_node_limit=self.bound_node_limit,
             final_bound_node_limit=self.final_bound_node_limit,
             columns_per_iter=self.columns_per_iter,
-            beam_width=self.beam_width,
+            beam_width=self.beam_width, adaptive_chain=bool(self.adaptive_chain),
             close_gap=self.close_gap, close_gap_max_columns=self.close_gap_max_columns,
             close_gap_node_limit=self.close_gap_node_limit,
             close_gap_ladder_after_cap=bool(self.close_gap_ladder_after_cap),
@@ -477,7 +483,7 @@ class BooleanRuleCGCV(BooleanRuleCGClassifier):
                  max_iter=None, bnb_node_limit=None, pricing_deterministic_time=None,
                  ip_node_limit=None, ip_options=None, bound_search_steps=3,
                  bound_node_limit=DEFAULT_BOUND_NODE_LIMIT, final_bound_node_limit=DEFAULT_FINAL_BOUND_NODE_LIMIT, columns_per_iter=50,
-                 beam_width=5,
+                 beam_width=5, adaptive_chain=False,
                  close_gap=True, close_gap_max_columns=DEFAULT_CLOSE_GAP_MAX_COLUMNS,
                  close_gap_node_limit=DEFAULT_CLOSE_GAP_NODE_LIMIT,
                  close_gap_ladder_after_cap=False, dive=False, dive_iterations=20,
@@ -507,6 +513,7 @@ class BooleanRuleCGCV(BooleanRuleCGClassifier):
         self.final_bound_node_limit = final_bound_node_limit
         self.columns_per_iter = columns_per_iter
         self.beam_width = beam_width
+        self.adaptive_chain = adaptive_chain
         self.close_gap = close_gap
         self.close_gap_max_columns = close_gap_max_columns
         self.close_gap_node_limit = close_gap_node_limit

@@ -34,7 +34,9 @@ beam stops widening (a wider one would not differ).  Whole fits against 32
 (``experiments/brcg_bounds.py`` defaults, 2 workers): wdbc C = 10 in 340 s against 1072 s,
 the same 12 / 2; pima C = 10 199 s against 193 s, the same 165 / 153; ILPD C = 20 335 s
 against 253 s, 124 / 79 against 127 / 79 (95 iterations against 91; a wider beam costs more
-at D = 19).  At 256, ILPD C = 20 took another path: ``max_iter`` at 100, 127 / 0."""
+at D = 19).  At 256, ILPD C = 20 took another path: ``max_iter`` at 100, 127 / 0.  Where the wide
+beam keeps failing, ``adaptive_chain`` (:func:`short_first`) puts the short branch-and-bound
+before it instead."""
 
 BEAM_NODE_SCALE = 15.0
 """One branch-and-bound node costs about ``d / BEAM_NODE_SCALE`` beam children on ``d``
