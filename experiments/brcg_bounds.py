@@ -99,9 +99,10 @@ def limits(args, rows: int, variant: str) -> dict:
     if variant == "new":
         kw.update(bound_search_steps=args.bound_steps, smoothing=args.smoothing,
                   close_gap_ladder_after_cap=args.ladder_after_cap, dive=args.dive,
-                  polish=args.polish)
+                  polish=args.polish, adaptive_chain=args.adaptive_chain)
         return kw
-    for name in BOUND_FIELDS + ("dive", "dive_node_limit", "polish_iterations"):
+    for name in BOUND_FIELDS + ("dive", "dive_node_limit", "polish_iterations",
+                                "adaptive_chain"):
         del kw[name]
     if variant == "today-off":
         kw.update(bound_search_steps=0, smoothing=0.0)
@@ -287,6 +288,10 @@ def main(argv=None):
     ap.add_argument("--dive", action=argparse.BooleanOptionalAction, default=True,
                     help="the column-generation dive before the restricted IP (ColGenOptions.dive; "
                          "on in certification_options; today's code runs without it)")
+    ap.add_argument("--adaptive-chain", action=argparse.BooleanOptionalAction, default=True,
+                    help="order the beam search and the short branch-and-bound by their "
+                         "counted work (ColGenOptions.adaptive_chain; on in "
+                         "certification_options; today's code runs without it)")
     ap.add_argument("--dive-nodes", type=int, default=CERTIFY["dive_nodes"],
                     help="branch-and-bound pricing nodes per 2000 rows of the whole dive")
     ap.add_argument("--polish", action=argparse.BooleanOptionalAction, default=True,
@@ -343,6 +348,7 @@ def main(argv=None):
           f"{args.smoothing}, {args.workers} worker(s); "
           + (f"the dive: {args.dive_nodes} pricing nodes per 2000 rows in all"
              if args.dive else "no dive")
+          + ("; the adaptive pricing chain" if args.adaptive_chain else "")
           + f".  Today's code: {args.today_src or 'this checkout, new bound off'}.")
     print_header(clause_class(args), strengthen=args.strengthen)
     rows = []
