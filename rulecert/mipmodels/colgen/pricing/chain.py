@@ -203,8 +203,9 @@ def price(X: np.ndarray, v: np.ndarray, const: float, lit: float, D: int, o, *,
                            max_nonzeros=o.max_nonzeros)] if big else []
     insts.append(full)
     chain = CHAINS[o.pricing]
-    if (o.adaptive_chain and "beam" in chain and D > o.heuristic_max_length
-            and short_first(log if history is None else history, d)):
+    # (short_first needs calls of both: never true in a chain without them, or where the
+    # short search does not run)
+    if o.adaptive_chain and short_first(log if history is None else history, d):
         chain = tuple({"beam": "bnb-short", "bnb-short": "beam"}.get(m, m) for m in chain)
     plan = [(i, m) for i in insts for m in chain
             if m != "bnb-short" or D > o.heuristic_max_length]
