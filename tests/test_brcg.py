@@ -306,6 +306,39 @@ def _tiny_brcg_command(tmp_path, seed, noise):
     return X, y, parser, ["brcg", "--data", str(path), "--C", "9", "--D", "4"]
 
 
+def test_every_solver_parameter_reaches_the_options_and_both_estimators_share_defaults():
+    """Each estimator parameter named like a ``ColGenOptions`` field reaches the fit's options
+    as given (numpy scalars as Python ones), on both BRCG estimators, and the parameters the
+    two share have the same defaults."""
+    import dataclasses
+    import inspect
+
+    from rulecert.estimators.brcg import BooleanRuleCGCV
+    from rulecert.mipmodels.colgen import ColGenOptions, certification_options
+    fields = {f.name for f in dataclasses.fields(ColGenOptions)}
+    given = {**certification_options(40), "max_clause_length": 4, "empty_clause": np.bool_(False),
+             "form": "cnf", "fn_weight": np.float64(2.5), "literal_penalty": 0.25,
+             "ip_options": {"mip_heuristic_effort": 0.0}, "beam_width": np.int64(7),
+             "polish_iterations": 3, "sample_rows": 99, "max_nonzeros": 1234, "workers": 2,
+             "memory_limit_mb": 512.0}
+    for est in (BooleanRuleCGClassifier(complexity_bound=9, **given),
+                BooleanRuleCGCV(complexity_bounds=(5, 9), **given)):
+        shared = {k for k in est.get_params() if k in fields}
+        assert shared >= set(given) - {"time_limit"}
+        opts = est._options(seed=17, complexity_bound=9, time_limit=12.5)
+        for k in shared - {"complexity_bound", "time_limit"}:
+            want = given.get(k, est.get_params()[k])
+            assert getattr(opts, k) == want and not isinstance(getattr(opts, k), np.generic), k
+        assert (opts.complexity_bound, opts.time_limit, opts.seed) == (9, 12.5, 17)
+        assert type(opts.empty_clause) is bool and type(opts.fn_weight) is float
+        assert type(opts.beam_width) is int
+    one, cv = (inspect.signature(c.__init__).parameters
+               for c in (BooleanRuleCGClassifier, BooleanRuleCGCV))
+    both = (set(one) & set(cv)) - {"self"}
+    assert len(both) >= 35
+    assert {k: one[k].default for k in both} == {k: cv[k].default for k in both}
+
+
 def test_certify_presets_counted_limits_sized_to_the_data_and_explicit_options_win(tmp_path, capsys):
     """``rulecert brcg --certify`` fits with ``certification_options`` on the data's rows (no
     clock, exact branch-and-bound pricing, large budgets), an option given on the command

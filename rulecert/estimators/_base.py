@@ -60,6 +60,15 @@ class FitInterruptedWarning(UserWarning):
 class BinaryRuleClassifier(ClassifierMixin, BaseEstimator):
     """Base class: binary-feature input, two-class labels, plain fitted data."""
 
+    def _store_params(self, params: dict) -> None:
+        """Every estimator's ``__init__`` is ``self._store_params(locals())``: it stores each
+        parameter as given, under its own name, and does nothing else (scikit-learn's
+        contract: validation happens in ``fit``, ``get_params`` / ``clone`` read the
+        signature)."""
+        for name, value in params.items():
+            if name not in ("self", "__class__"):
+                setattr(self, name, value)
+
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.classifier_tags.multi_class = False

@@ -217,71 +217,18 @@ class BooleanRuleCGClassifier(BinaryRuleClassifier):
                  max_nonzeros=100_000, workers=1, warm_start=False,
                  random_state=DEFAULT_SEED, binarizer=None,
                  memory_limit_mb=DEFAULT_MEMORY_LIMIT_MB, verbose=False, callback=None):
-        self.complexity_bound = complexity_bound
-        self.max_clause_length = max_clause_length
-        self.empty_clause = empty_clause
-        self.form = form
-        self.fn_weight = fn_weight
-        self.clause_penalty = clause_penalty
-        self.literal_penalty = literal_penalty
-        self.pricing = pricing
-        self.time_limit = time_limit
-        self.pricing_time_limit = pricing_time_limit
-        self.max_iter = max_iter
-        self.bnb_node_limit = bnb_node_limit
-        self.pricing_deterministic_time = pricing_deterministic_time
-        self.ip_node_limit = ip_node_limit
-        self.ip_options = ip_options
-        self.bound_search_steps = bound_search_steps
-        self.bound_node_limit = bound_node_limit
-        self.final_bound_node_limit = final_bound_node_limit
-        self.columns_per_iter = columns_per_iter
-        self.beam_width = beam_width
-        self.adaptive_chain = adaptive_chain
-        self.close_gap = close_gap
-        self.close_gap_max_columns = close_gap_max_columns
-        self.close_gap_node_limit = close_gap_node_limit
-        self.close_gap_ladder_after_cap = close_gap_ladder_after_cap
-        self.dive = dive
-        self.dive_iterations = dive_iterations
-        self.dive_node_limit = dive_node_limit
-        self.polish = polish
-        self.polish_iterations = polish_iterations
-        self.sample_rows = sample_rows
-        self.max_nonzeros = max_nonzeros
-        self.workers = workers
-        self.warm_start = warm_start
-        self.random_state = random_state
-        self.binarizer = binarizer
-        self.memory_limit_mb = memory_limit_mb
-        self.verbose = verbose
-        self.callback = callback
+        self._store_params(locals())
 
     def _options(self, seed: int, complexity_bound, time_limit):
+        """The :class:`~rulecert.mipmodels.colgen.ColGenOptions` of one fit: every parameter
+        that names an option passes as it is (numpy scalars as Python ones), with this fit's
+        ``C``, time left and seed."""
         from ..mipmodels.colgen import ColGenOptions
-        return ColGenOptions(
-            complexity_bound=complexity_bound, max_clause_length=self.max_clause_length,
-            empty_clause=bool(self.empty_clause),
-            form=self.form, fn_weight=float(self.fn_weight),
-            clause_penalty=float(self.clause_penalty), literal_penalty=float(self.literal_penalty),
-            pricing=self.pricing, time_limit=time_limit,
-            pricing_time_limit=self.pricing_time_limit,
-            pricing_deterministic_time=self.pricing_deterministic_time, max_iter=self.max_iter,
-            bnb_node_limit=self.bnb_node_limit, ip_node_limit=self.ip_node_limit,
-            ip_options=self.ip_options,
-            bound_search_steps=self.bound_search_steps, bound_node_limit=self.bound_node_limit,
-            final_bound_node_limit=self.final_bound_node_limit,
-            columns_per_iter=self.columns_per_iter,
-            beam_width=self.beam_width, adaptive_chain=bool(self.adaptive_chain),
-            close_gap=self.close_gap, close_gap_max_columns=self.close_gap_max_columns,
-            close_gap_node_limit=self.close_gap_node_limit,
-            close_gap_ladder_after_cap=bool(self.close_gap_ladder_after_cap),
-            dive=bool(self.dive), dive_iterations=self.dive_iterations,
-            dive_node_limit=self.dive_node_limit,
-            polish=bool(self.polish), polish_iterations=self.polish_iterations,
-            sample_rows=self.sample_rows,
-            max_nonzeros=self.max_nonzeros, workers=self.workers, seed=seed,
-            memory_limit_mb=self.memory_limit_mb)
+        fields = {f.name for f in dataclasses.fields(ColGenOptions)}
+        given = {name: value.item() if isinstance(value, np.generic) else value
+                 for name, value in self.get_params(deep=False).items() if name in fields}
+        return ColGenOptions(**{**given, "complexity_bound": complexity_bound,
+                                "time_limit": time_limit, "seed": seed})
 
     @interruptible
     def fit(self, X, y, sample_weight=None):
@@ -491,46 +438,7 @@ class BooleanRuleCGCV(BooleanRuleCGClassifier):
                  sample_rows=2000,
                  max_nonzeros=100_000, workers=1, random_state=DEFAULT_SEED, binarizer=None,
                  memory_limit_mb=DEFAULT_MEMORY_LIMIT_MB, verbose=False, callback=None):
-        self.complexity_bounds = complexity_bounds
-        self.cv = cv
-        self.selection = selection
-        self.max_clause_length = max_clause_length
-        self.empty_clause = empty_clause
-        self.form = form
-        self.fn_weight = fn_weight
-        self.clause_penalty = clause_penalty
-        self.literal_penalty = literal_penalty
-        self.pricing = pricing
-        self.time_limit = time_limit
-        self.pricing_time_limit = pricing_time_limit
-        self.max_iter = max_iter
-        self.bnb_node_limit = bnb_node_limit
-        self.pricing_deterministic_time = pricing_deterministic_time
-        self.ip_node_limit = ip_node_limit
-        self.ip_options = ip_options
-        self.bound_search_steps = bound_search_steps
-        self.bound_node_limit = bound_node_limit
-        self.final_bound_node_limit = final_bound_node_limit
-        self.columns_per_iter = columns_per_iter
-        self.beam_width = beam_width
-        self.adaptive_chain = adaptive_chain
-        self.close_gap = close_gap
-        self.close_gap_max_columns = close_gap_max_columns
-        self.close_gap_node_limit = close_gap_node_limit
-        self.close_gap_ladder_after_cap = close_gap_ladder_after_cap
-        self.dive = dive
-        self.dive_iterations = dive_iterations
-        self.dive_node_limit = dive_node_limit
-        self.polish = polish
-        self.polish_iterations = polish_iterations
-        self.sample_rows = sample_rows
-        self.max_nonzeros = max_nonzeros
-        self.workers = workers
-        self.random_state = random_state
-        self.binarizer = binarizer
-        self.memory_limit_mb = memory_limit_mb
-        self.verbose = verbose
-        self.callback = callback
+        self._store_params(locals())
 
     def _grid(self) -> list[float]:
         try:

@@ -66,18 +66,7 @@ class CorelsClassifier(BinaryRuleClassifier):
                  time_limit=DEFAULT_TIME_LIMIT, node_limit=None,
                  memory_limit_mb=DEFAULT_MEMORY_LIMIT_MB, binarizer=None, verbose=False,
                  callback=None):
-        self.c = c
-        self.max_card = max_card
-        self.min_support = min_support
-        self.negations = negations
-        self.policy = policy
-        self.max_length = max_length
-        self.time_limit = time_limit
-        self.node_limit = node_limit
-        self.memory_limit_mb = memory_limit_mb
-        self.binarizer = binarizer
-        self.verbose = verbose
-        self.callback = callback
+        self._store_params(locals())
 
     @interruptible
     def fit(self, X, y):

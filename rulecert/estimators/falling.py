@@ -129,22 +129,7 @@ class FallingRuleListClassifier(_FallingBase):
                  time_limit=DEFAULT_TIME_LIMIT, node_limit=None,
                  memory_limit_mb=DEFAULT_MEMORY_LIMIT_MB, random_state=DEFAULT_SEED,
                  binarizer=None, verbose=False, callback=None):
-        self.w = w
-        self.C = C
-        self.max_predicates = max_predicates
-        self.min_support = min_support
-        self.method = method
-        self.iterations = iterations
-        self.prob_terminate = prob_terminate
-        self.lam = lam
-        self.max_length = max_length
-        self.time_limit = time_limit
-        self.node_limit = node_limit
-        self.memory_limit_mb = memory_limit_mb
-        self.random_state = random_state
-        self.binarizer = binarizer
-        self.verbose = verbose
-        self.callback = callback
+        self._store_params(locals())
 
 
 class SoftFallingRuleListClassifier(_FallingBase):
@@ -165,23 +150,7 @@ class SoftFallingRuleListClassifier(_FallingBase):
                  time_limit=DEFAULT_TIME_LIMIT, node_limit=None,
                  memory_limit_mb=DEFAULT_MEMORY_LIMIT_MB, random_state=DEFAULT_SEED,
                  binarizer=None, verbose=False, callback=None):
-        self.w = w
-        self.C = C
-        self.C1 = C1
-        self.max_predicates = max_predicates
-        self.min_support = min_support
-        self.method = method
-        self.iterations = iterations
-        self.prob_terminate = prob_terminate
-        self.lam = lam
-        self.max_length = max_length
-        self.time_limit = time_limit
-        self.node_limit = node_limit
-        self.memory_limit_mb = memory_limit_mb
-        self.random_state = random_state
-        self.binarizer = binarizer
-        self.verbose = verbose
-        self.callback = callback
+        self._store_params(locals())
 
     def _C1(self):
         return self.C1

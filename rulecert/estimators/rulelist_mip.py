@@ -92,23 +92,7 @@ class RuleListMIPClassifier(BinaryRuleClassifier):
                  max_card=DEFAULT_MIP_MAX_CARD, min_support=DEFAULT_MIN_SUPPORT, negations=True,
                  seed=DEFAULT_SEED, threads=None, binarizer=None,
                  memory_limit_mb=DEFAULT_MEMORY_LIMIT_MB, verbose=False, callback=None):
-        self.c = c
-        self.max_rules = max_rules
-        self.backend = backend
-        self.time_limit = time_limit
-        self.node_limit = node_limit
-        self.deterministic_time = deterministic_time
-        self.greedy_start = greedy_start
-        self.cuts = cuts
-        self.max_card = max_card
-        self.min_support = min_support
-        self.negations = negations
-        self.seed = seed
-        self.threads = threads
-        self.binarizer = binarizer
-        self.memory_limit_mb = memory_limit_mb
-        self.verbose = verbose
-        self.callback = callback
+        self._store_params(locals())
 
     @interruptible
     def fit(self, X, y, sample_weight=None):
