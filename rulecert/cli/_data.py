@@ -232,21 +232,31 @@ def start(args) -> None:
     check_save_model_path(args)
 
 
-def load_problem(args):
-    """(RuleProblem, description) from --data and the mining options."""
+def open_data(args):
+    """(path, problem) of ``--data`` after :func:`start`: a CORELS file stem gives its
+    :class:`RuleProblem` (and ``args.data_info``), a CSV file None; a missing file, or
+    ``--save-model`` with CORELS files, is refused."""
     start(args)
     path = os.path.expanduser(args.data)
-    from ..mining import read_corels
     if is_corels_stem(path):
         if getattr(args, "save_model", None):
             raise ValueError("--save-model needs a CSV: the antecedents of CORELS files have no "
                              "definition over the data's columns")
+        from ..mining import read_corels
         problem = read_corels(path)
         args.data_info = DataInfo(labels=_stem_labels(path), path=path, stem=True)
-        return problem, f"CORELS files {path}.out/.label"
+        return path, problem
     if not Path(path).exists():
         raise FileNotFoundError(f"--data {path}: neither a CSV file nor a CORELS file stem "
                                 "(PATH.out and PATH.label)")
+    return path, None
+
+
+def load_problem(args):
+    """(RuleProblem, description) from --data and the mining options."""
+    path, problem = open_data(args)
+    if problem is not None:
+        return problem, f"CORELS files {path}.out/.label"
     from ..mining.antecedents import mine_antecedents
     df, X, y, target = read_csv_table(path, args)
     Xb, fb = binarize_frame(X, args, negations=False)

@@ -7,9 +7,7 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
-from pathlib import Path
 
 
 def add_parser(sub) -> None:
@@ -169,29 +167,19 @@ def load_binary_data(args):
     file stem (its single-item antecedents are the binary features)."""
     import numpy as np
 
-    from ._data import DataInfo, _stem_labels, binarize_frame, is_corels_stem, read_csv_table, start
+    from ._data import binarize_frame, open_data, read_csv_table
 
-    start(args)
-    path = os.path.expanduser(args.data)
-    if is_corels_stem(path):
-        if getattr(args, "save_model", None):
-            raise ValueError("--save-model needs a CSV: the antecedents of CORELS files have no "
-                             "definition over the data's columns")
-        from ..mining import read_corels
-        problem = read_corels(path)
+    path, problem = open_data(args)
+    if problem is not None:
         single = [i for i, nm in enumerate(problem.antecedent_names) if "," not in nm]
         if not single:
             raise ValueError(f"--data {path}: the CORELS file has no single-item antecedents "
                              "to use as binary features")
         names = [problem.antecedents[i].text for i in single]      # sex:Female -> sex == Female
         Xb = problem.dense()[:, single].astype(bool)
-        args.data_info = DataInfo(labels=_stem_labels(path), path=path, stem=True)
         return (Xb, np.asarray(problem.y).astype(int), names,
                 f"CORELS files {path}.out/.label: {len(names)} single-item antecedents as "
                 "binary features")
-    if not Path(path).exists():
-        raise FileNotFoundError(f"--data {path}: neither a CSV file nor a CORELS file stem "
-                                "(PATH.out and PATH.label)")
     df, X, y, target = read_csv_table(path, args)
     Xt, fb = binarize_frame(X, args, n_thresholds=args.n_thresholds, negations=args.negations)
     names = [str(c) for c in Xt.columns]
