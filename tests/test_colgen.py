@@ -758,6 +758,42 @@ def test_support_ip_is_the_optimum_over_its_columns(seed):
     assert math.isclose(master.selection_objective(sel), best, abs_tol=1e-9)
 
 
+@pytest.mark.parametrize("seed", range(16))
+def test_restricted_ip_of_at_most_two_columns_is_scanned_exactly(seed, monkeypatch):
+    """When no three columns fit C (C <= 4 with the empty clause, complexity 1), the restricted
+    IP is solved by scanning every selection of at most two columns: its objective is the
+    brute-force optimum over all subsets that fit, the same as HiGHS's, and its bound equals
+    it; when three columns fit, HiGHS solves it."""
+    from rulecert.mipmodels.colgen import master as master_mod
+    rng = np.random.default_rng(seed)
+    P, m, C = 10, 12, 1 + seed % 6          # C = 1..4: scanned; 5, 6: three columns fit
+    covers = [np.arange(P)] + [np.flatnonzero(rng.random(P) < 0.5) for _ in range(m - 1)]
+    costs = rng.integers(0, 5, size=m).astype(float)
+    cpx = np.concatenate([[1], rng.integers(2, 5, size=m - 1)])   # the empty clause, then 1-3 literals
+    a = rng.integers(1, 3, size=P).astype(float)
+
+    def build():
+        mm = RestrictedMaster(a, C)
+        mm.add_columns(covers, costs, cpx)
+        return mm
+    best = min(build().selection_objective(np.isin(np.arange(m), sub))
+               for r in range(4) for sub in itertools.combinations(range(m), r)
+               if cpx[list(sub)].sum() <= C)
+    scanned = build().solve_ip(None, None, mip_abs_gap=1e-9)
+    monkeypatch.setattr(master_mod, "SCAN_MAX_PAIRABLE", -1)     # HiGHS, never the scan
+    by_highs = build().solve_ip(None, None, mip_abs_gap=1e-9)
+    assert by_highs.solver == "highs" and by_highs.termination == Termination.OPTIMAL
+    three_fit = np.sort(cpx)[:3].sum() <= C
+    assert (scanned.solver == "highs") == three_fit
+    sel = build().clause_values(scanned.x) > 0.5
+    assert cpx[sel].sum() <= C
+    assert math.isclose(build().selection_objective(sel), scanned.objective, abs_tol=1e-9)
+    assert math.isclose(scanned.objective, best, abs_tol=1e-9)
+    assert math.isclose(by_highs.objective, best, abs_tol=1e-9)
+    if not three_fit:
+        assert scanned.bound == scanned.objective and scanned.status == SolutionStatus.OPTIMAL
+
+
 def _selection_instance(seed, P=12, m=14, C=9):
     rng = np.random.default_rng(seed)
     covers = [np.flatnonzero(rng.random(P) < 0.4) for _ in range(m)]
