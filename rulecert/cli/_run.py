@@ -59,6 +59,15 @@ def add_memory_argument(p) -> None:
                         f"{round(100 * DEFAULT_MEMORY_FRACTION)}%% of the machine's memory, none or 0: no cap")
 
 
+def add_limit_arguments(p, *, time_help: str, node_help: str | None = None) -> None:
+    """The limits every search subcommand takes: ``--time-limit`` (seconds), ``--node-limit``
+    (a deterministic count, when ``node_help`` names what it counts) and ``--memory-limit-mb``."""
+    p.add_argument("--time-limit", type=float, default=None, help=time_help)
+    if node_help is not None:
+        p.add_argument("--node-limit", type=int, default=None, help=node_help)
+    add_memory_argument(p)
+
+
 def shared_defaults() -> dict:
     """Defaults every subcommand that has the option shares with the estimators."""
     from ..limits import DEFAULT_MAX_CARD, DEFAULT_MIN_SUPPORT, DEFAULT_SEED, DEFAULT_TIME_LIMIT

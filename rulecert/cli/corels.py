@@ -6,7 +6,7 @@ import json
 
 def add_parser(sub) -> None:
     from ._data import add_data_arguments
-    from ._run import add_memory_argument
+    from ._run import add_limit_arguments
     p = sub.add_parser("corels", help="certifiably optimal rule list (CORELS branch-and-bound)")
     add_data_arguments(p)
     from ._data import add_save_model_argument
@@ -15,10 +15,8 @@ def add_parser(sub) -> None:
     p.add_argument("--policy", default="lower_bound",
                    choices=["lower_bound", "bfs", "dfs", "objective", "curiosity"])
     p.add_argument("--max-length", type=int, default=None, help="longest prefix searched")
-    p.add_argument("--time-limit", type=float, default=None, help="seconds for the whole search")
-    p.add_argument("--node-limit", type=int, default=None,
-                   help="node expansions (deterministic: the same run every time)")
-    add_memory_argument(p)
+    add_limit_arguments(p, time_help="seconds for the whole search",
+                        node_help="node expansions (deterministic: the same run every time)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=run)
 

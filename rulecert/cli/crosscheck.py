@@ -12,7 +12,7 @@ import json
 
 def add_parser(sub) -> None:
     from ._data import add_data_arguments
-    from ._run import add_memory_argument
+    from ._run import add_limit_arguments
     p = sub.add_parser("crosscheck",
                        help="cross-check CORELS against the rule-list MIP (same optimum?)")
     add_data_arguments(p)
@@ -23,14 +23,12 @@ def add_parser(sub) -> None:
                         "unrestricted problem)")
     p.add_argument("--backend", default="highs", choices=["highs", "pulp", "cpsat"],
                    help="MIP solver (default highs)")
-    p.add_argument("--time-limit", type=float, default=None, help="seconds for each solver")
-    p.add_argument("--node-limit", type=int, default=None,
-                   help="CORELS node expansions (deterministic)")
+    add_limit_arguments(p, time_help="seconds for each solver",
+                        node_help="CORELS node expansions (deterministic)")
     p.add_argument("--mip-node-limit", type=int, default=None,
                    help="HiGHS branch-and-bound nodes of the MIP (deterministic; highs/pulp)")
     p.add_argument("--deterministic-time", type=float, default=None,
                    help="CP-SAT's deterministic time limit of the MIP (cpsat)")
-    add_memory_argument(p)
     p.add_argument("--seed", type=int, default=0, help="MIP solver seed (default 0)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=run)

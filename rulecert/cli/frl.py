@@ -6,7 +6,7 @@ import json
 
 def add_parser(sub) -> None:
     from ._data import add_data_arguments
-    from ._run import add_memory_argument
+    from ._run import add_limit_arguments
     p = sub.add_parser("frl", help="falling / softly falling rule list (Monte-Carlo and exact search)")
     add_data_arguments(p)
     from ._data import add_save_model_argument
@@ -20,10 +20,8 @@ def add_parser(sub) -> None:
                    help="Monte-Carlo iterations (default 3000, softFRL 6000; deterministic)")
     p.add_argument("--seed", type=int, default=0, help="Monte-Carlo seed (default 0)")
     p.add_argument("--max-length", type=int, default=None, help="most rules (exact search)")
-    p.add_argument("--time-limit", type=float, default=None, help="seconds for the whole run")
-    p.add_argument("--node-limit", type=int, default=None,
-                   help="exact-search expansions (deterministic)")
-    add_memory_argument(p)
+    add_limit_arguments(p, time_help="seconds for the whole run",
+                        node_help="exact-search expansions (deterministic)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=run)
 

@@ -6,7 +6,7 @@ import json
 
 def add_parser(sub) -> None:
     from ._data import add_data_arguments
-    from ._run import add_memory_argument
+    from ._run import add_limit_arguments
     p = sub.add_parser("rashomon", help="the Rashomon set: every rule list within epsilon of the "
                                         "optimum, with ambiguity, discrepancy and feature usage")
     add_data_arguments(p)
@@ -17,10 +17,8 @@ def add_parser(sub) -> None:
     p.add_argument("--max-length", type=int, default=None, help="longest list enumerated")
     p.add_argument("--policy", default="dfs", choices=["dfs", "bfs", "lower_bound"])
     p.add_argument("--max-models", type=int, default=1_000_000, help="stop past this many lists")
-    p.add_argument("--time-limit", type=float, default=None, help="seconds for the whole run")
-    p.add_argument("--node-limit", type=int, default=None,
-                   help="prefixes expanded (deterministic)")
-    add_memory_argument(p)
+    add_limit_arguments(p, time_help="seconds for the whole run",
+                        node_help="prefixes expanded (deterministic)")
     p.add_argument("--top", type=int, default=5, help="lists printed")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=run)
