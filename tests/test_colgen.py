@@ -1021,6 +1021,40 @@ def test_empty_clause_final_ip_equals_brute_force(case):
         assert h["lower_bound"] <= bf_obj + 1e-9
 
 
+SMALL_CASES = [  # seed, form, C, empty clause, fn_weight, clause_penalty, literal_penalty, weighted
+    (s, "cnf" if s % 5 == 4 else "dnf", (2, 3, 4, 4.5, 3.5)[s % 5], s % 3 != 2,
+     (1.0, 2.0, 0.5)[s % 3], (0.0, 0.0, 1.0, 0.5)[s % 4], (0.0, 0.5)[s % 2] if s % 4 else 0.0,
+     s % 6 == 5)
+    for s in range(20)]
+
+
+@pytest.mark.parametrize("case", SMALL_CASES, ids=[f"seed{c[0]}-{c[1]}-C{c[2]}-e{int(c[3])}"
+                                                   for c in SMALL_CASES])
+def test_small_class_search_certifies_the_brute_force_optimum(case):
+    """Below C = 5 (at most two non-empty clauses fit) the whole class is searched: with no
+    column generation at all (``max_iter=0``, no gap closing) the fit is the brute-force
+    optimum, proven, over DNF and CNF, with and without the empty clause, weights and
+    penalties; under a node limit of its search the bound still never passes the optimum."""
+    seed, form, C, empty, fnw, lam0, lam1, weighted = case
+    X, y = _positive_heavy(seed + 200, n=36, d=7)
+    if form == "cnf":
+        y = 1 - y
+    w = np.random.default_rng(seed).integers(1, 4, size=len(y)).astype(float) if weighted else None
+    problem = RuleProblem.from_matrix(X, y, sample_weight=w)
+    kw = dict(fn_weight=fnw, clause_penalty=lam0, literal_penalty=lam1)
+    _, bf = brute_force_ruleset(X, y, C, 6, form=form, empty_clause=empty, sample_weight=w, **kw)
+    rs, cert = solve(problem, complexity_bound=C, form=form, empty_clause=empty, max_iter=0,
+                     close_gap=False, polish=False, **kw)
+    _check_certificate(cert, rs, problem, bf, C, **kw)
+    assert cert.proven_optimal and math.isclose(cert.objective, bf, abs_tol=1e-9)
+    small = (cert.stats["gap_closing"] or {}).get("small_class")   # None: proven before it
+    assert small is None or small["bound"] <= bf + 1e-9
+    for nodes in (1, 3):
+        rs, cert = solve(problem, complexity_bound=C, form=form, empty_clause=empty, max_iter=0,
+                         close_gap=False, polish=False, close_gap_node_limit=nodes, **kw)
+        _check_certificate(cert, rs, problem, bf, C, **kw)
+
+
 def test_empty_clause_is_chosen_when_best_and_bounds_stay_valid_under_limits():
     chosen = 0
     for seed in range(12):

@@ -8,6 +8,8 @@ from __future__ import annotations
 import math
 import time
 
+import numpy as np
+
 from ...monitor import interrupt_requested
 from .bounds import gap_closing_threshold
 from .pricing import price_by_branch_and_bound
@@ -71,6 +73,68 @@ def close_gap(run: Run, ip: RestrictedIP) -> None:
             run.bound_kind = ("reduced-cost enumeration + restricted IP" if cut > T else
                               f"partial reduced-cost enumeration (every clause of reduced cost "
                               f"< {cut:.6g} of the {T:.6g} needed) + restricted IP")
+    run.times["close_gap"] += time.perf_counter() - tg
+
+
+SMALL_CLASS_C = 5
+"""Below this ``C`` at most two non-empty clauses fit (each costs 2 or more), and two only as
+one-literal clauses: :func:`solve_small_class` then searches the whole class."""
+
+
+def solve_small_class(run: Run, ip: RestrictedIP) -> None:
+    """The master IP over the whole class when ``C < SMALL_CLASS_C``, by search instead of by
+    its LP, whose gap such tiny budgets leave wide (ILPD at ``C = 4``: LP bound 158 against
+    164, and gap closing's enumeration past its 10,000-clause cap).
+
+    A selection holding the empty clause costs at least the empty clause alone (it already
+    covers every positive; the other clauses only add cost), so the optimum is the least of
+    the empty rule set (``sum a``), the empty clause alone (when admitted), one clause of at
+    most ``D`` literals and, at ``C >= 4``, two one-literal clauses.  One clause ``k`` costs
+    ``sum a + rc(k)`` with the pricing coefficients at ``mu = a``, ``t = 0``: the branch-and-
+    bound finds the best below the incumbent (``close_gap_node_limit`` nodes; stopped early,
+    its bound still holds), and every pair of literals is scanned.  Better clauses become
+    columns and the restricted IP (scanned, ``master.scan_ip``) is solved again; the least
+    of the four is a lower bound over the class."""
+    o, st, master = run.o, run.st, run.master
+    if st.C is None or st.C >= SMALL_CLASS_C or run.stop in STOPPED or run.check_stop():
+        return
+    if not run.gap_open(ip.objective) or run.end.expired():
+        return
+    tg = time.perf_counter()
+    ub, total = ip.objective, float(st.a.sum())
+    candidates = [total] + ([float(st.neg.sum()) + st.lam0] if o.empty_clause else [])
+    better: list[tuple[int, ...]] = []
+    v = st.neg.copy()
+    v[st.P] -= st.a                                  # rc(k) = cost(k) - a(k): mu = a, t = 0
+    info = {}
+    if st.C >= 2:
+        r = price_by_branch_and_bound(st.X, v, st.lam0, st.lam1, st.D, K=1, upper=ub - total,
+                                      node_limit=o.close_gap_node_limit, deadline=run.end.end,
+                                      workers=o.workers)
+        candidates.append(total + r.bound)
+        better += [irredundant(st.X, c) for c in r.clauses]
+        info.update(single_nodes=r.nodes, single_complete=r.complete)
+    if st.C >= 4 and st.d >= 2:
+        Xf = st.X.astype(float)
+        cost = st.neg @ Xf + st.lam0 + st.lam1               # one-literal clause j
+        gain = st.a @ Xf[st.P]
+        both = Xf[st.P].T @ (st.a[:, None] * Xf[st.P])        # a-mass covered by j and l
+        pair = total - gain[:, None] - gain[None, :] + both + cost[:, None] + cost[None, :]
+        pair[np.tril_indices(st.d)] = np.inf
+        j, l = np.unravel_index(int(np.argmin(pair)), pair.shape)
+        candidates.append(float(pair[j, l]))
+        if pair[j, l] < ub - 1e-9:
+            better += [(int(j),), (int(l),)]
+    if better and run.add_clauses(better) and not run.end.expired():
+        ip.selected = master.padded(ip.selected)
+        resolve(run, ip, ip.objective)
+        ip.objective = master.selection_objective(ip.selected)
+        ip.bound = ip.result.bound
+    b = st.round_bound(min(min(candidates), ip.objective))
+    run.gap_info = {"small_class": {**info, "candidates": candidates, "bound": b}}
+    if b > run.best_bound:
+        run.best_bound = b
+        run.bound_kind = "search over the whole class (at most two clauses fit C)"
     run.times["close_gap"] += time.perf_counter() - tg
 
 

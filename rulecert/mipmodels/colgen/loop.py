@@ -126,7 +126,7 @@ from .. import highs as hx
 from .bound_search import dual_search, raise_bound_with_time_left
 from .bounds import Duals, conflict_bound, read_duals
 from .dive import dive
-from .gap_closing import close_gap
+from .gap_closing import close_gap, solve_small_class
 from .master import RestrictedMaster
 from .options import ColGenOptions, validate
 from .polish import polish
@@ -220,6 +220,7 @@ def solve(problem, options: ColGenOptions | None = None, *, callback=None,
                                                                           o.tol))
             resolve_after_dive(run, ip)
         polish(run, ip)
+        solve_small_class(run, ip)
         close_gap(run, ip)
         raise_bound_with_time_left(run, ip)
         return _finalize(run, ip, problem)
