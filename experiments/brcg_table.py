@@ -114,6 +114,11 @@ def report(df, study, file=sys.stdout):
     rows = [summarize(name, folds, grid) for name in study.datasets
             if (folds := folds_of(df, name))]
     print_table(rows, file=file)
+    planned = study.cv.folds * study.cv.repeats
+    partial = [f"{r['dataset']} ({r['folds']} of {planned})" for r in rows if r["folds"] < planned]
+    if partial:
+        print(f"\nPartial (outer folds finished so far; their rows are not the protocol's "
+              f"figures): {', '.join(partial)}", file=file)
     return rows
 
 
@@ -125,7 +130,7 @@ def summarize(name, folds, grid):
                  mean_se([r["per_C"][C]["complexity"] for r in folds])[0]) for C in grid}
     acc1, acc1_se = mean_se([100 * r["per_C"][r["C_1se"]]["acc"] for r in folds])
     cpx1, cpx1_se = mean_se([r["per_C"][r["C_1se"]]["complexity"] for r in folds])
-    return {"dataset": name, "acc": acc, "acc_se": acc_se, "complexity": cpx,
+    return {"dataset": name, "folds": len(folds), "acc": acc, "acc_se": acc_se, "complexity": cpx,
             "complexity_se": cpx_se, "time_per_fold": t, "C": [r["C"] for r in folds],
             "acc_1se": acc1, "acc_1se_se": acc1_se, "complexity_1se": cpx1,
             "complexity_1se_se": cpx1_se, "C_1se": [r["C_1se"] for r in folds],

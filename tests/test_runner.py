@@ -339,11 +339,19 @@ def test_corels_ablation_runs_on_the_runner_and_prints_its_table(shared_data, tm
 
 
 def test_brcg_table_runs_on_the_runner_and_prints_its_tables(shared_data, tmp_path):
-    out = _script("brcg_table.py", "--datasets", "transfusion", "--folds", "2", "--grid", "5",
-                  "10", "--inner-folds", "2", "--inner-repeats", "2", "--time-limit", "0",
-                  "--pricing-time-limit", "0", "--max-iter", "2",
-                  "--bnb-node-limit", "2000", "--pricing", "bnb", "--results", str(tmp_path / "r"),
-                  "--out", str(tmp_path / "out.json"), cwd=tmp_path).stdout
+    args = ["--datasets", "transfusion", "--folds", "2", "--grid", "5", "10", "--inner-folds",
+            "2", "--inner-repeats", "2", "--time-limit", "0", "--pricing-time-limit", "0",
+            "--max-iter", "2", "--bnb-node-limit", "2000", "--pricing", "bnb",
+            "--results", str(tmp_path / "r")]
+    # one fold, then the tables of what is stored without running the other (--report-only)
+    _script("brcg_table.py", *args, "--only", "fold=0", cwd=tmp_path)
+    rep = _script("brcg_table.py", *args, "--report-only", cwd=tmp_path)
+    assert "2 cells, 1 finished, 1 not run (--report-only)" in rep.stderr
+    assert "| transfusion | " in rep.stdout and "Partial" in rep.stdout
+    assert "transfusion (1 of 2)" in rep.stdout
+    assert len(Store(tmp_path / "r").read()) == 1
+    out = _script("brcg_table.py", *args, "--out", str(tmp_path / "out.json"), cwd=tmp_path).stdout
+    assert "Partial" not in out
     assert ("| dataset | ours acc % (se) | ours complexity (se) | paper CG acc (se) / complexity "
             "| AIX360 acc / complexity | ours s / fold (inner CV + final fit) | C chosen | final "
             "fit proven optimal | vs paper |") in out

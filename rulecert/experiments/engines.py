@@ -100,7 +100,8 @@ def _dask(cells, client, **_):
 
 def run(study: Study, *, jobs: int | None = None, dask: bool = False,
         scheduler: str | None = None, client=None, results=None, retry_errors: bool = False,
-        only: dict | None = None, log=None, scheduler_timeout: float = 5.0) -> dict:
+        only: dict | None = None, log=None, scheduler_timeout: float = 5.0,
+        report_only: bool = False) -> dict:
     """Run the study's unfinished cells; returns the run's summary (also appended to
     ``runs.jsonl``).
 
@@ -109,6 +110,8 @@ def run(study: Study, *, jobs: int | None = None, dask: bool = False,
     use as is.  None of them: serial, in this process.  Finished cells (and, unless
     ``retry_errors``, cells recorded as errors) are skipped.  ``only``: run just the cells
     whose dataset / repeat / fold equal the given values (a slice of the study).
+    ``report_only``: run nothing, only count what is stored (a script then prints its tables
+    from the finished cells while another process is still running the rest).
     """
     if jobs is not None and (isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1):
         raise ValueError(f"--jobs must be an integer >= 1, got {jobs!r}")
@@ -129,6 +132,11 @@ def run(study: Study, *, jobs: int | None = None, dask: bool = False,
     pending = [c for c in cells if c.key not in done
                or (retry_errors and done[c.key] == "error")]
     log = log or (lambda msg: print(msg, file=sys.stderr, flush=True))
+    if report_only:
+        log(f"{study.name}: {len(cells)} cells, {len(cells) - len(pending)} finished, "
+            f"{len(pending)} not run (--report-only)")
+        return {"study": study.name, "cells": len(cells), "skipped": len(cells) - len(pending),
+                "ran": 0, "errors": 0, "pending": len(pending), "wall_time": 0.0}
     own = None
     if client is not None:
         engine, workers = "dask", len(client.scheduler_info().get("workers", {}))
@@ -202,6 +210,8 @@ def add_arguments(parser) -> None:
     parser.add_argument("--retry-errors", action="store_true", help="rerun cells recorded as errors")
     parser.add_argument("--only", nargs="+", metavar="KEY=VALUE", default=None,
                         help="run only these cells: dataset=NAME, repeat=R, fold=F")
+    parser.add_argument("--report-only", action="store_true",
+                        help="run no cell: print the tables of the cells already stored")
 
 
 def run_from_args(study: Study, args, **kwargs) -> dict:
@@ -212,4 +222,5 @@ def run_from_args(study: Study, args, **kwargs) -> dict:
             raise ValueError(f"--only takes KEY=VALUE, got {args.only!r}")
         only = dict(kv.split("=", 1) for kv in args.only)
     return run(study, jobs=args.jobs, dask=args.dask, scheduler=args.scheduler,
-               results=args.results, retry_errors=args.retry_errors, only=only, **kwargs)
+               results=args.results, retry_errors=args.retry_errors, only=only,
+               report_only=getattr(args, "report_only", False), **kwargs)
