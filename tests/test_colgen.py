@@ -1022,16 +1022,16 @@ def test_empty_clause_final_ip_equals_brute_force(case):
 
 
 SMALL_CASES = [  # seed, form, C, empty clause, fn_weight, clause_penalty, literal_penalty, weighted
-    (s, "cnf" if s % 5 == 4 else "dnf", (2, 3, 4, 4.5, 3.5)[s % 5], s % 3 != 2,
+    (s, "cnf" if s % 5 == 4 else "dnf", (2, 3, 4, 4.5, 5, 5.5, 3.5)[s % 7], s % 3 != 2,
      (1.0, 2.0, 0.5)[s % 3], (0.0, 0.0, 1.0, 0.5)[s % 4], (0.0, 0.5)[s % 2] if s % 4 else 0.0,
      s % 6 == 5)
-    for s in range(20)]
+    for s in range(28)]
 
 
 @pytest.mark.parametrize("case", SMALL_CASES, ids=[f"seed{c[0]}-{c[1]}-C{c[2]}-e{int(c[3])}"
                                                    for c in SMALL_CASES])
 def test_small_class_search_certifies_the_brute_force_optimum(case):
-    """Below C = 5 (at most two non-empty clauses fit) the whole class is searched: with no
+    """Below C = 6 (at most two non-empty clauses fit) the whole class is searched: with no
     column generation at all (``max_iter=0``, no gap closing) the fit is the brute-force
     optimum, proven, over DNF and CNF, with and without the empty clause, weights and
     penalties; under a node limit of its search the bound still never passes the optimum."""

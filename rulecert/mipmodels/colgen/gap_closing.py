@@ -76,9 +76,10 @@ def close_gap(run: Run, ip: RestrictedIP) -> None:
     run.times["close_gap"] += time.perf_counter() - tg
 
 
-SMALL_CLASS_C = 5
-"""Below this ``C`` at most two non-empty clauses fit (each costs 2 or more), and two only as
-one-literal clauses: :func:`solve_small_class` then searches the whole class."""
+SMALL_CLASS_C = 6
+"""Below this ``C`` at most two non-empty clauses fit (each costs 2 or more), and two only as a
+one-literal clause and a clause of at most ``C - 3`` literals: :func:`solve_small_class`
+then searches the whole class."""
 
 
 def solve_small_class(run: Run, ip: RestrictedIP) -> None:
@@ -89,12 +90,14 @@ def solve_small_class(run: Run, ip: RestrictedIP) -> None:
     A selection holding the empty clause costs at least the empty clause alone (it already
     covers every positive; the other clauses only add cost), so the optimum is the least of
     the empty rule set (``sum a``), the empty clause alone (when admitted), one clause of at
-    most ``D`` literals and, at ``C >= 4``, two one-literal clauses.  One clause ``k`` costs
-    ``sum a + rc(k)`` with the pricing coefficients at ``mu = a``, ``t = 0``: the branch-and-
-    bound finds the best below the incumbent (``close_gap_node_limit`` nodes; stopped early,
-    its bound still holds), and every pair of literals is scanned.  Better clauses become
-    columns and the restricted IP (scanned, ``master.scan_ip``) is solved again; the least
-    of the four is a lower bound over the class."""
+    most ``D`` literals and, at ``C >= 4``, a one-literal clause ``j`` with another of at most
+    ``C - 3`` literals.  One clause ``k`` costs ``sum a + rc(k)`` with the pricing
+    coefficients at ``mu = a``, ``t = 0``, found by the branch-and-bound below the incumbent;
+    the best partner of ``j`` likewise at ``mu = a`` on the positives ``j`` leaves uncovered
+    (one literal: every pair is scanned).  The searches share ``close_gap_node_limit`` nodes;
+    one stopped early still bounds its part (its bound; a ``j`` left unsearched, by
+    ``cost(j)`` plus the least cost of a clause).  Better clauses become columns and the
+    restricted IP is solved again; the least of the parts is a lower bound over the class."""
     o, st, master = run.o, run.st, run.master
     if st.C is None or st.C >= SMALL_CLASS_C or run.stop in STOPPED or run.check_stop():
         return
@@ -102,7 +105,9 @@ def solve_small_class(run: Run, ip: RestrictedIP) -> None:
         return
     tg = time.perf_counter()
     ub, total = ip.objective, float(st.a.sum())
-    candidates = [total] + ([float(st.neg.sum()) + st.lam0] if o.empty_clause else [])
+    parts = {"empty rule set": total}                 # a lower bound on each part of the class
+    if o.empty_clause:
+        parts["empty clause"] = float(st.neg.sum()) + st.lam0
     better: list[tuple[int, ...]] = []
     v = st.neg.copy()
     v[st.P] -= st.a                                  # rc(k) = cost(k) - a(k): mu = a, t = 0
@@ -111,27 +116,52 @@ def solve_small_class(run: Run, ip: RestrictedIP) -> None:
         r = price_by_branch_and_bound(st.X, v, st.lam0, st.lam1, st.D, K=1, upper=ub - total,
                                       node_limit=o.close_gap_node_limit, deadline=run.end.end,
                                       workers=o.workers)
-        candidates.append(total + r.bound)
+        parts["one clause"] = total + r.bound
         better += [irredundant(st.X, c) for c in r.clauses]
         info.update(single_nodes=r.nodes, single_complete=r.complete)
-    if st.C >= 4 and st.d >= 2:
+    partner = min(st.D, int(math.floor(st.C + 1e-9)) - 3)    # literals of j's partner
+    if partner >= 1 and st.d >= 2:
         Xf = st.X.astype(float)
         cost = st.neg @ Xf + st.lam0 + st.lam1               # one-literal clause j
         gain = st.a @ Xf[st.P]
-        both = Xf[st.P].T @ (st.a[:, None] * Xf[st.P])        # a-mass covered by j and l
-        pair = total - gain[:, None] - gain[None, :] + both + cost[:, None] + cost[None, :]
-        pair[np.tril_indices(st.d)] = np.inf
-        j, l = np.unravel_index(int(np.argmin(pair)), pair.shape)
-        candidates.append(float(pair[j, l]))
-        if pair[j, l] < ub - 1e-9:
-            better += [(int(j),), (int(l),)]
+        if partner == 1:
+            both = Xf[st.P].T @ (st.a[:, None] * Xf[st.P])    # a-mass covered by j and l
+            pair = total - gain[:, None] - gain[None, :] + both + cost[:, None] + cost[None, :]
+            pair[np.tril_indices(st.d)] = np.inf
+            j, l = np.unravel_index(int(np.argmin(pair)), pair.shape)
+            parts["two clauses"] = float(pair[j, l])
+            if pair[j, l] < ub - 1e-9:
+                better += [(int(j),), (int(l),)]
+        else:
+            left = None if o.close_gap_node_limit is None else \
+                o.close_gap_node_limit - info.get("single_nodes", 0)
+            searched, two = 0, math.inf
+            for j in np.argsort(cost - gain, kind="stable"):
+                base = total - gain[j] + cost[j]               # j alone
+                least = cost[j] + st.lam0 + st.lam1              # j and any clause
+                if least >= ub - 1e-9 or (left is not None and left <= 0) or run.end.expired():
+                    two = min(two, float(least))
+                    continue
+                vj = st.neg.copy()
+                vj[st.P] -= np.where(st.X[st.P, j], 0.0, st.a)   # mu = a off j's coverage
+                r = price_by_branch_and_bound(st.X, vj, st.lam0, st.lam1, partner, K=1,
+                                              upper=ub - base, node_limit=left,
+                                              deadline=run.end.end, workers=o.workers)
+                searched += 1
+                left = None if left is None else left - r.nodes
+                two = min(two, float(max(least, base + r.bound)))
+                if r.clauses and base + r.reduced_costs[0] < ub - 1e-9:
+                    ub = base + r.reduced_costs[0]
+                    better += [(int(j),), irredundant(st.X, r.clauses[0])]
+            parts["two clauses"] = two
+            info.update(partner_searches=searched)
     if better and run.add_clauses(better) and not run.end.expired():
         ip.selected = master.padded(ip.selected)
         resolve(run, ip, ip.objective)
         ip.objective = master.selection_objective(ip.selected)
         ip.bound = ip.result.bound
-    b = st.round_bound(min(min(candidates), ip.objective))
-    run.gap_info = {"small_class": {**info, "candidates": candidates, "bound": b}}
+    b = st.round_bound(min(min(parts.values()), ip.objective))
+    run.gap_info = {"small_class": {**info, "parts": parts, "bound": b}}
     if b > run.best_bound:
         run.best_bound = b
         run.bound_kind = "search over the whole class (at most two clauses fit C)"
