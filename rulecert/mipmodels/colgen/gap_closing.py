@@ -97,11 +97,12 @@ def solve_small_class(run: Run, ip: RestrictedIP) -> None:
     (one literal: every pair is scanned).  The searches share ``close_gap_node_limit`` nodes;
     one stopped early still bounds its part (its bound; a ``j`` left unsearched, by
     ``cost(j)`` plus the least cost of a clause).  Better clauses become columns and the
-    restricted IP is solved again; the least of the parts is a lower bound over the class."""
+    restricted IP is solved again; the least of the parts is a lower bound over the class.
+    Part of gap closing: it runs before the enumeration, and not with ``close_gap=False``."""
     o, st, master = run.o, run.st, run.master
     if st.C is None or st.C >= SMALL_CLASS_C or run.stop in STOPPED or run.check_stop():
         return
-    if not run.gap_open(ip.objective) or run.end.expired():
+    if not (o.close_gap and run.gap_open(ip.objective)) or run.end.expired():
         return
     tg = time.perf_counter()
     ub, total = ip.objective, float(st.a.sum())
