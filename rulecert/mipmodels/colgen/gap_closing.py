@@ -140,7 +140,8 @@ def solve_small_class(run: Run, ip: RestrictedIP) -> None:
             for j in np.argsort(cost - gain, kind="stable"):
                 base = total - gain[j] + cost[j]               # j alone
                 least = cost[j] + st.lam0 + st.lam1              # j and any clause
-                if least >= ub - 1e-9 or (left is not None and left <= 0) or run.end.expired():
+                if (least >= ub - 1e-9 or (left is not None and left <= 0) or run.end.expired()
+                        or interrupt_requested()):         # bounded without a search
                     two = min(two, float(least))
                     continue
                 vj = st.neg.copy()
