@@ -178,8 +178,8 @@ class BinaryRuleClassifier(ClassifierMixin, BaseEstimator):
                 return
 
     # ---- prediction from a 0/1 model --------------------------------------------------------
-    def _predict01(self, Xb) -> np.ndarray:  # pragma: no cover - abstract
-        raise NotImplementedError
+    def _predict01(self, Xb) -> np.ndarray:
+        return self._model_().predict(Xb)
 
     def predict(self, X):
         Xb = self._prepare_predict(X)
@@ -187,8 +187,18 @@ class BinaryRuleClassifier(ClassifierMixin, BaseEstimator):
 
     # ---- scores from the fitted model's training frequencies ------------------------------
     def _model_(self):
-        """The fitted model that scores samples (``rule_list_`` or ``ruleset_``)."""
+        """The fitted model that predicts and scores samples (``rule_list_`` or ``ruleset_``)."""
         return self.rule_list_
+
+    _text_options: dict = {}
+    """Keyword arguments of the model's ``to_text`` in ``str(estimator)``."""
+
+    def __str__(self) -> str:
+        """The fitted model's text and its certificate's summary (``repr`` before ``fit``)."""
+        if not hasattr(self, "certificate_"):
+            return repr(self)
+        return (f"{self._model_().to_text(labels=self.classes_, **self._text_options)}\n\n"
+                f"{self.certificate_.summary()}")
 
     def predict_proba(self, X):
         """``[P(classes_[0]), P(classes_[1])]`` of each sample from the model's training

@@ -326,9 +326,6 @@ class BooleanRuleCGClassifier(BinaryRuleClassifier):
                           f"{new.certificate.lower_bound}", FitInterruptedWarning, stacklevel=2)
         return self
 
-    def _predict01(self, Xb):
-        return self.ruleset_.predict(Xb)
-
     def _model_(self):
         return self.ruleset_
 
@@ -338,10 +335,9 @@ class BooleanRuleCGClassifier(BinaryRuleClassifier):
         return self.ruleset_.complexity
 
     def __str__(self) -> str:
-        if not hasattr(self, "ruleset_"):
+        if not hasattr(self, "certificate_"):
             return repr(self)
-        return (f"{self.ruleset_.to_text(labels=self.classes_)}\n\n{self.certificate_.summary()}\n"
-                f"bound           : {self.certificate_.stats.get('bound_kind')}")
+        return f"{super().__str__()}\nbound           : {self.certificate_.stats.get('bound_kind')}"
 
 
 def _problem(Xb, y01, sw, names):

@@ -61,6 +61,8 @@ class CorelsClassifier(BinaryRuleClassifier):
         **WATCH_CONSTRAINTS,
     }
 
+    _text_options = {"probabilities": True}   # each rule's training probability
+
     def __init__(self, c=0.01, *, max_card=DEFAULT_MAX_CARD, min_support=DEFAULT_MIN_SUPPORT,
                  negations=True, policy="lower_bound", max_length=None,
                  time_limit=DEFAULT_TIME_LIMIT, node_limit=None,
@@ -108,10 +110,3 @@ class CorelsClassifier(BinaryRuleClassifier):
         return rashomon_set(self.problem_, self.c, epsilon=epsilon, threshold=threshold,
                             max_length=self.max_length, **options)
 
-    def _predict01(self, Xb):
-        return self.rule_list_.predict(Xb)
-
-    def __str__(self) -> str:
-        if not hasattr(self, "rule_list_"):
-            return repr(self)
-        return f"{self.rule_list_.to_text(probabilities=True, labels=self.classes_)}\n\n{self.certificate_.summary()}"

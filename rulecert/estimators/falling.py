@@ -84,10 +84,6 @@ class _FallingBase(BinaryRuleClassifier):
         p1 = self.rule_list_.predict_proba(Xb)
         return np.column_stack([1.0 - p1, p1])
 
-    def __str__(self) -> str:
-        if not hasattr(self, "rule_list_"):
-            return repr(self)
-        return f"{self.rule_list_.to_text(labels=self.classes_)}\n\n{self.certificate_.summary()}"
 
 
 class FallingRuleListClassifier(_FallingBase):

@@ -86,6 +86,8 @@ class RuleListMIPClassifier(BinaryRuleClassifier):
         **WATCH_CONSTRAINTS,
     }
 
+    _text_options = {"probabilities": True}   # each rule's training probability
+
     def __init__(self, c=0.01, *, max_rules=5, backend=DEFAULT_MIP_BACKEND,
                  time_limit=DEFAULT_TIME_LIMIT, node_limit=None, deterministic_time=None,
                  greedy_start=True, cuts=True,
@@ -127,14 +129,6 @@ class RuleListMIPClassifier(BinaryRuleClassifier):
         self.certificate_ = cert
         self.n_antecedents_ = problem.n_antecedents
         return self
-
-    def _predict01(self, Xb):
-        return self.rule_list_.predict(Xb)
-
-    def __str__(self) -> str:
-        if not hasattr(self, "rule_list_"):
-            return repr(self)
-        return f"{self.rule_list_.to_text(probabilities=True, labels=self.classes_)}\n\n{self.certificate_.summary()}"
 
 
 __all__ = ["RuleListMIPClassifier"]
