@@ -124,3 +124,21 @@ def test_folds_start_cold_and_the_final_fit_starts_from_every_fold(monkeypatch):
         fold_pools.append(path[-1][2])
     final = calls[-1]
     assert final[0] == m.complexity_bound_ and final[1] == set().union(*fold_pools)
+
+
+def test_the_default_grid_starts_at_the_simplest_models():
+    """``complexity_bounds=None`` walks ``DEFAULT_GRID``: from C = 1 (the constant models) with
+    the empty clause, from 2 without it; each fold model of C <= 5 is proven optimal (the
+    small class is searched whole) and fits its C."""
+    from rulecert.estimators.brcg import DEFAULT_GRID
+    X, y = _data(5, n=40)
+    m = BooleanRuleCGCV(cv=2, max_clause_length=3, max_iter=2, random_state=0).fit(X, y)
+    assert m.get_params()["complexity_bounds"] is None
+    assert m.cv_results_["complexity_bound"] == list(DEFAULT_GRID) and DEFAULT_GRID[0] == 1
+    for i, C in enumerate(DEFAULT_GRID):
+        assert all(rs.complexity <= C for rs in m.cv_rulesets_[i])
+        if C <= 5:
+            assert m.cv_results_["proven_optimal"][i] == 1.0
+    no_empty = BooleanRuleCGCV(cv=2, max_clause_length=3, max_iter=1, empty_clause=False,
+                               random_state=0).fit(X, y)
+    assert no_empty.cv_results_["complexity_bound"] == [c for c in DEFAULT_GRID if c >= 2]

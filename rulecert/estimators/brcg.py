@@ -371,6 +371,15 @@ def choose_complexity_bound(cv_results: dict, selection: str = "best"):
     return grid[best]
 
 
+DEFAULT_GRID = (1, 2, 3, 4, 5, 10, 15, 25, 35)
+"""``BooleanRuleCGCV``'s grid of ``C`` by default (from 2 without the empty clause): the path
+starts at the simplest models, the constant ones at ``C = 1`` and single clauses up to
+``C = 5`` (searched whole and proven, ``colgen.gap_closing.solve_small_class``), as glmnet's
+path starts at the null model, so that the one-standard-error rule can choose them.  On the
+paper's protocol (``experiments/brcg_table.py``, this grid) that rule chose a C of 4 or less in
+outer folds of liver (2-4), transfusion, wdbc and ionosphere (4)."""
+
+
 class BooleanRuleCGCV(BooleanRuleCGClassifier):
     """:class:`BooleanRuleCGClassifier` with the complexity bound ``C`` chosen by stratified
     cross-validation over a grid, as in the paper's protocol (and as ``LogisticRegressionCV``
@@ -392,8 +401,9 @@ class BooleanRuleCGCV(BooleanRuleCGClassifier):
 
     Parameters
     ----------
-    complexity_bounds : sequence of float >= 1 (>= 2 with ``empty_clause=False``)
-        The grid of ``C``.
+    complexity_bounds : sequence of float >= 1 (>= 2 with ``empty_clause=False``) or None
+        The grid of ``C``; None: :data:`DEFAULT_GRID` (1, 2, 3, 4, 5, 10, 15, 25, 35; from 2
+        without the empty clause).
     cv : int >= 2 or a cross-validation splitter / iterable of (train, test) indices
         An int gives that many stratified folds, shuffled and seeded by ``random_state``.
     selection : {"best", "1se"}
@@ -414,12 +424,12 @@ class BooleanRuleCGCV(BooleanRuleCGClassifier):
     _parameter_constraints = {
         **{k: v for k, v in BooleanRuleCGClassifier._parameter_constraints.items()
            if k not in ("complexity_bound", "warm_start")},
-        "complexity_bounds": ["array-like"],
+        "complexity_bounds": [None, "array-like"],
         "cv": [Interval(Integral, 2, None, closed="left"), "cv_object"],
         "selection": [StrOptions({"best", "1se"})],
     }
 
-    def __init__(self, complexity_bounds=(5, 10, 15, 25, 35), *, cv=3, selection="best",
+    def __init__(self, complexity_bounds=None, *, cv=3, selection="best",
                  max_clause_length=None, empty_clause=True, form="dnf", fn_weight=1.0,
                  clause_penalty=0.0,
                  literal_penalty=0.0, pricing="auto", time_limit=None, pricing_time_limit=30.0,
@@ -437,16 +447,19 @@ class BooleanRuleCGCV(BooleanRuleCGClassifier):
         self._store_params(locals())
 
     def _grid(self) -> list[float]:
+        bounds = self.complexity_bounds
+        if bounds is None:
+            bounds = [c for c in DEFAULT_GRID if self.empty_clause or c >= 2]
         try:
-            grid = sorted({float(c) for c in np.asarray(self.complexity_bounds, dtype=float).ravel()})
+            grid = sorted({float(c) for c in np.asarray(bounds, dtype=float).ravel()})
         except (TypeError, ValueError):
             from ..mining.binarize import _plain
-            raise ValueError(f"complexity_bounds must be numbers, got {_plain(self.complexity_bounds)!r}")
+            raise ValueError(f"complexity_bounds must be numbers, got {_plain(bounds)!r}")
         if not grid:
             raise ValueError("complexity_bounds is empty")
         if not all(math.isfinite(c) for c in grid):
             raise ValueError(f"every complexity bound must be a finite number, got "
-                             f"{[float(c) for c in np.asarray(self.complexity_bounds, dtype=float).ravel()]}")
+                             f"{[float(c) for c in np.asarray(bounds, dtype=float).ravel()]}")
         check_complexity_bound(grid[0], self.empty_clause, "complexity_bounds: the smallest bound")
         return [int(c) if c == int(c) else c for c in grid]
 
