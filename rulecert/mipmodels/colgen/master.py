@@ -19,8 +19,11 @@ previous basis; the final restricted IP switches the clause columns to binary in
 """
 from __future__ import annotations
 
+import time
+
 import numpy as np
 
+from ...certificate import SolutionStatus, Termination
 from .. import highs as hx
 
 try:
@@ -216,9 +219,6 @@ class RestrictedMaster:
         Returns a :class:`~rulecert.mipmodels.highs.MipResult` (optimal; ties: the first
         selection in this order, then by column index), or None when more columns fit, the
         penalized form has no ``C``, or more than :data:`SCAN_MAX_PAIRABLE` columns can pair."""
-        import time
-
-        from ...certificate import SolutionStatus, Termination
         if self.C is None or not self.n_columns:
             return None
         t0 = time.perf_counter()
