@@ -11,7 +11,7 @@ import time
 import numpy as np
 
 from ...monitor import interrupt_requested
-from .bounds import gap_closing_threshold
+from .bounds import gap_closing_threshold, read_duals
 from .pricing import price_by_branch_and_bound
 from .restricted_ip import STOPPED, RestrictedIP, resolve
 from .state import Run, irredundant
@@ -110,11 +110,11 @@ def solve_small_class(run: Run, ip: RestrictedIP) -> None:
     if o.empty_clause:
         parts["empty clause"] = float(st.neg.sum()) + st.lam0
     better: list[tuple[int, ...]] = []
-    v = st.neg.copy()
-    v[st.P] -= st.a                                  # rc(k) = cost(k) - a(k): mu = a, t = 0
+    at_a = read_duals(st, 0.0, st.a, 0.0, o.empty_clause)   # rc(k) = cost(k) - a(k)
     info = {}
     if st.C >= 2:
-        r = price_by_branch_and_bound(st.X, v, st.lam0, st.lam1, st.D, K=1, upper=ub - total,
+        r = price_by_branch_and_bound(st.X, at_a.v, at_a.const, at_a.lit, st.D, K=1,
+                                      upper=ub - total,
                                       node_limit=o.close_gap_node_limit, deadline=run.end.end,
                                       workers=o.workers)
         parts["one clause"] = total + r.bound
@@ -144,9 +144,8 @@ def solve_small_class(run: Run, ip: RestrictedIP) -> None:
                         or interrupt_requested()):         # bounded without a search
                     two = min(two, float(least))
                     continue
-                vj = st.neg.copy()
-                vj[st.P] -= np.where(st.X[st.P, j], 0.0, st.a)   # mu = a off j's coverage
-                r = price_by_branch_and_bound(st.X, vj, st.lam0, st.lam1, partner, K=1,
+                dj = read_duals(st, 0.0, np.where(st.X[st.P, j], 0.0, st.a), 0.0, False)
+                r = price_by_branch_and_bound(st.X, dj.v, dj.const, dj.lit, partner, K=1,
                                               upper=ub - base, node_limit=left,
                                               deadline=run.end.end, workers=o.workers)
                 searched += 1
