@@ -678,6 +678,7 @@ def test_time_limited_restricted_ip_skips_presolve_and_keeps_its_result(monkeypa
 
     monkeypatch.setattr(master_mod.hx, "solve", spy)
     monkeypatch.setattr(master_mod, "PRESOLVE_SECONDS_PER_NONZERO", 1e9)
+    monkeypatch.setattr(master_mod, "SCAN_MAX_PAIRABLE", -1)     # HiGHS, never the scan
     rs, cert = solve(p, complexity_bound=8, max_clause_length=3, time_limit=600)
     assert seen and set(seen) == {"off"}
     n_timed = len(seen)
@@ -760,15 +761,18 @@ def test_support_ip_is_the_optimum_over_its_columns(seed):
 
 @pytest.mark.parametrize("seed", range(16))
 def test_restricted_ip_of_at_most_two_columns_is_scanned_exactly(seed, monkeypatch):
-    """When no three columns fit C (C <= 4 with the empty clause, complexity 1), the restricted
-    IP is solved by scanning every selection of at most two columns: its objective is the
-    brute-force optimum over all subsets that fit, the same as HiGHS's, and its bound equals
-    it; when three columns fit, HiGHS solves it."""
+    """When no three columns fit C apart from the empty clause (complexity 1, covering every
+    positive group, so best alone), that is C <= 5, the restricted IP is solved by scanning
+    every selection of at most two columns: its objective is the brute-force optimum over all
+    subsets that fit, the same as HiGHS's, and its bound equals it; when three other columns
+    fit (C = 6), or three fit and a cost is negative, HiGHS solves it."""
     from rulecert.mipmodels.colgen import master as master_mod
     rng = np.random.default_rng(seed)
-    P, m, C = 10, 12, 1 + seed % 6          # C = 1..4: scanned; 5, 6: three columns fit
+    P, m, C = 10, 12, 1 + seed % 6          # C = 1..5: scanned; 6: three columns fit
     covers = [np.arange(P)] + [np.flatnonzero(rng.random(P) < 0.5) for _ in range(m - 1)]
     costs = rng.integers(0, 5, size=m).astype(float)
+    if seed % 7 == 4:                       # C = 5 and 6
+        costs[1] = -1.0       # the empty clause is then not best alone: no dominance
     cpx = np.concatenate([[1], rng.integers(2, 5, size=m - 1)])   # the empty clause, then 1-3 literals
     a = rng.integers(1, 3, size=P).astype(float)
 
@@ -783,7 +787,10 @@ def test_restricted_ip_of_at_most_two_columns_is_scanned_exactly(seed, monkeypat
     monkeypatch.setattr(master_mod, "SCAN_MAX_PAIRABLE", -1)     # HiGHS, never the scan
     by_highs = build().solve_ip(None, None, mip_abs_gap=1e-9)
     assert by_highs.solver == "highs" and by_highs.termination == Termination.OPTIMAL
-    three_fit = np.sort(cpx)[:3].sum() <= C
+    full = np.array([len(c) == P for c in covers]) & (costs.min() >= 0)
+    three_fit = np.sort(cpx[~full])[:3].sum() <= C
+    if C <= 4 or (C == 5 and costs.min() >= 0):
+        assert scanned.solver == "scan"
     assert (scanned.solver == "highs") == three_fit
     sel = build().clause_values(scanned.x) > 0.5
     assert cpx[sel].sum() <= C

@@ -42,7 +42,7 @@ IP_SETS = hx.SET_BY_SOLVE + ("presolve",)
 """The HiGHS options a restricted-IP solve (:meth:`RestrictedMaster.solve_ip`) sets itself."""
 SCAN_MAX_PAIRABLE = 3000
 """The restricted IP is solved by scanning (:meth:`RestrictedMaster.scan_ip`) when no three
-columns fit ``C`` together and at most this many columns can enter a pair (the pair table
+columns (apart from those covering every positive group) fit ``C`` together and at most this many columns can enter a pair (the pair table
 is this number squared)."""
 
 
@@ -211,24 +211,31 @@ class RestrictedMaster:
 
     def scan_ip(self):
         """The restricted IP solved exactly by scanning every selection, when no three
-        columns fit ``C`` together (``C < 5`` with the empty clause, whose complexity is 1;
-        ``C < 6`` without): the empty selection, every single column and every pair that
-        fits.  The fits of the simplest models (``C`` of 1 to 4, the start of a
-        cross-validated path) otherwise ask HiGHS to branch over thousands of columns of
-        which at most two can be chosen (17 s on ILPD at ``C = 3`` after gap closing).
-        Returns a :class:`~rulecert.mipmodels.highs.MipResult` (optimal; ties: the first
-        selection in this order, then by column index), or None when more columns fit, the
-        penalized form has no ``C``, or more than :data:`SCAN_MAX_PAIRABLE` columns can pair."""
+        columns fit ``C`` together apart from columns that cover every positive group:
+        the empty selection, every single column and every pair that fits.  A column that
+        covers every positive group (the empty clause) leaves nothing for another to cover,
+        so with costs >= 0 it is best alone and is scanned alone; the others fit three at
+        a time only from ``C = 6`` (complexity >= 2 each).  The fits of the simplest models
+        (``C`` of 1 to 5, the start of a cross-validated path) otherwise ask HiGHS to branch
+        over thousands of columns of which at most two can be chosen (17 s on ILPD at
+        ``C = 3`` after gap closing).  Returns a :class:`~rulecert.mipmodels.highs.MipResult`
+        (optimal; ties: the first selection in this order, then by column index), or None
+        when more columns fit, the penalized form has no ``C``, or more than
+        :data:`SCAN_MAX_PAIRABLE` columns can pair."""
         if self.C is None or not self.n_columns:
             return None
         t0 = time.perf_counter()
         cpx = np.asarray(self.complexities, dtype=float)
         cost = np.asarray(self.costs, dtype=float)
-        low = np.sort(cpx)[:3]
+        needed = np.count_nonzero(self.fn_cost > 0)
+        full = np.array([np.count_nonzero(self.fn_cost[cov] > 0) == needed
+                         for cov in self.covers]) & (cost.min() >= 0)
+        low = np.sort(cpx[~full])[:3]
         if len(low) == 3 and low.sum() <= self.C:
             return None
         fits = np.flatnonzero(cpx <= self.C)
-        pair = fits[cpx[fits] + low[0] <= self.C] if len(low) >= 2 else fits[:0]
+        pair = fits[~full[fits]]
+        pair = pair[cpx[pair] + low[0] <= self.C] if len(low) >= 2 else fits[:0]
         if len(pair) > SCAN_MAX_PAIRABLE:
             return None
         total = float(self.fn_cost.sum())
@@ -258,4 +265,5 @@ class RestrictedMaster:
         return hx.MipResult(Termination.OPTIMAL, SolutionStatus.OPTIMAL, best, best,
                             self.full_vector(sel), wall_time=time.perf_counter() - t0,
                             message="solved by scanning every selection of at most two "
-                                    "columns (no three fit C)", solver="scan")
+                                    "columns (no three fit C; a column covering every "
+                                    "positive group is best alone)", solver="scan")
