@@ -43,7 +43,10 @@ Algorithm
    clauses become columns and its selection the incumbent.
 5. Optional gap closing (``close_gap``): every clause whose reduced cost is small enough to
    appear in a better solution is enumerated and added, then the IP is re-solved (below).
-6. Under a time limit, the time the phases left raises the bound (``bound_search.py``: the
+6. A bound still below one error's weight is raised to it when no rule set of complexity
+   ``<= C`` is error-free by the packing bound (``packing.py``: positive groups that no
+   clause covering no negative covers two at a time, too many to fit ``C``).
+7. Under a time limit, the time the phases left raises the bound (``bound_search.py``: the
    last search's descent at the last duals, stopped by the clock).
 
 Lower bound (Lagrangian / LP duality).  For any duals ``mu >= 0``, ``lambda >= 0`` and any
@@ -129,6 +132,7 @@ from .dive import dive
 from .gap_closing import close_gap, solve_small_class
 from .master import RestrictedMaster
 from .options import ColGenOptions, validate
+from .packing import least_error_weight, packing_bound
 from .polish import polish
 from .pricing import PricingRound, price
 from .restricted_ip import (STOPPED, RestrictedIP, resolve_after_dive, seconds_left,
@@ -222,6 +226,7 @@ def solve(problem, options: ColGenOptions | None = None, *, callback=None,
         polish(run, ip)
         solve_small_class(run, ip)
         close_gap(run, ip)
+        run.packing = _packing(run, ip.objective)
         raise_bound_with_time_left(run, ip)
         return _finalize(run, ip, problem)
 
@@ -468,6 +473,23 @@ def _finalize(run: Run, ip: RestrictedIP, problem) -> ColgenSolution:
     return ColgenSolution(rs, cert, list(st.clauses), [tuple(c) for c in clauses], state)
 
 
+def _packing(run: Run, objective: float) -> dict | None:
+    """The packing bound (``packing.py``: no rule set of complexity ``<= C`` is error-free)
+    when the bound proven so far is below one error's least weight, the rule set found has
+    an error and neither Ctrl-C, the memory cap nor the time limit stopped the solve (a
+    second at most on 10^4 groups: its work is capped); it raises ``run.best_bound`` when it
+    proves.  Returns its stats (None: not tried)."""
+    st = run.st
+    least = st.round_bound(least_error_weight(st))
+    if run.best_bound >= least or objective < least or run.stop in STOPPED \
+            or run.end.expired():
+        return None
+    pk = packing_bound(st)
+    if pk.bound > run.best_bound:
+        run.best_bound, run.bound_kind = pk.bound, f"packing: {pk.reason}"
+    return pk.stats()
+
+
 def _termination(run: Run, ip: RestrictedIP) -> tuple[Termination, str | None]:
     """Why the solve stopped if its bound does not meet its objective, and the message that
     then replaces the loop's stop message (None: keep it)."""
@@ -517,7 +539,7 @@ def _stats(run: Run, ip: RestrictedIP, rs: RuleSet, score, clauses) -> dict:
             "restricted_ip_bound": ip.bound,
             "restricted_ip_termination": (None if ip.result is None
                                           else ip.result.termination.value),
-            "gap_closing": run.gap_info,
+            "gap_closing": run.gap_info, "packing": run.packing,
             "bound_time_left": run.time_left_search,
             "polish": run.polish,
             "dive": None if run.dive is None else {k: v for k, v in run.dive.items()

@@ -150,6 +150,8 @@ class Run:
     it: int = 0
     cg_time: float = 0.0
     gap_info: dict = dataclasses.field(default_factory=dict)
+    packing: dict | None = None
+    """The packing bound's stats (``packing.py``; None: not tried)."""
     dive: dict | None = None                 # the dive's record (``dive.py``), when it ran
     polish: dict | None = None               # polishing's record (``polish.py``), when it ran
     time_left_search: dict | None = None     # ``bound_search.raise_bound_with_time_left``'s
