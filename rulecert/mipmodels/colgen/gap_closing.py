@@ -12,6 +12,7 @@ import numpy as np
 
 from ...monitor import interrupt_requested
 from .bounds import gap_closing_threshold, read_duals
+from .master import best_pair
 from .pricing import price_by_branch_and_bound
 from .restricted_ip import STOPPED, RestrictedIP, resolve
 from .state import Run, irredundant
@@ -126,13 +127,10 @@ def solve_small_class(run: Run, ip: RestrictedIP) -> None:
         cost = st.neg @ Xf + st.lam0 + st.lam1               # one-literal clause j
         gain = st.a @ Xf[st.P]
         if partner == 1:
-            both = Xf[st.P].T @ (st.a[:, None] * Xf[st.P])    # a-mass covered by j and l
-            pair = total - gain[:, None] - gain[None, :] + both + cost[:, None] + cost[None, :]
-            pair[np.tril_indices(st.d)] = np.inf
-            j, l = np.unravel_index(int(np.argmin(pair)), pair.shape)
-            parts["two clauses"] = float(pair[j, l])
-            if pair[j, l] < ub - 1e-9:
-                better += [(int(j),), (int(l),)]
+            two, j, l = best_pair(Xf[st.P].T, st.a, cost, np.ones((st.d, st.d), dtype=bool))
+            parts["two clauses"] = two
+            if two < ub - 1e-9:
+                better += [(j,), (l,)]
         else:
             left = None if o.close_gap_node_limit is None else \
                 o.close_gap_node_limit - info.get("single_nodes", 0)

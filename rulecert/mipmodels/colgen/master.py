@@ -46,6 +46,19 @@ columns (apart from those covering every positive group) fit ``C`` together and 
 is this number squared)."""
 
 
+def best_pair(A: np.ndarray, a: np.ndarray, cost: np.ndarray, ok: np.ndarray):
+    """The best two of the sets ``A`` (rows, 0/1 over the positives of weights ``a``) chosen
+    together where ``ok[i, j]``: the least ``sum a - a(A_i | A_j) + cost_i + cost_j`` over
+    ``i < j``, as ``(value, i, j)`` (``inf`` when no pair is ok).  Serves the restricted IP's
+    scan (columns) and the small class's pairs of one-literal clauses (literals)."""
+    gain = A @ a
+    both = (A * a) @ A.T                                   # weight covered by both
+    pair = a.sum() - gain[:, None] - gain[None, :] + both + cost[:, None] + cost[None, :]
+    pair = np.where(np.triu(ok, k=1), pair, np.inf)
+    i, j = np.unravel_index(int(np.argmin(pair)), pair.shape)
+    return float(pair[i, j]), int(i), int(j)
+
+
 class RestrictedMaster:
     """Restricted master problem over the positive groups.
 
@@ -250,15 +263,10 @@ class RestrictedMaster:
             A = np.zeros((len(pair), self.n_pos))
             for r, k in enumerate(pair):
                 A[r, self.covers[k]] = 1.0
-            both = (A * self.fn_cost) @ A.T                  # positive mass covered by both
-            obj = (total - gain[pair][:, None] - gain[pair][None, :] + both
-                   + cost[pair][:, None] + cost[pair][None, :])
-            ok = np.triu(cpx[pair][:, None] + cpx[pair][None, :] <= self.C, k=1)
-            if ok.any():
-                obj = np.where(ok, obj, np.inf)
-                i, j = np.unravel_index(int(np.argmin(obj)), obj.shape)
-                if obj[i, j] < best:
-                    best, chosen = float(obj[i, j]), [int(pair[i]), int(pair[j])]
+            obj, i, j = best_pair(A, self.fn_cost, cost[pair],
+                                  cpx[pair][:, None] + cpx[pair][None, :] <= self.C)
+            if obj < best:
+                best, chosen = obj, [int(pair[i]), int(pair[j])]
         sel = np.zeros(self.n_columns, dtype=bool)
         sel[chosen] = True
         best = self.selection_objective(sel)
