@@ -179,14 +179,16 @@ def packing_bound(st, max_work: float = PACKING_MAX_WORK) -> PackingBound:
     if uncoverable.any():
         i = int(np.flatnonzero(uncoverable)[0])
         out.clique, out.complexity = [int(P[pick[i]])], math.inf
-        out.reason = "a positive group that no pure clause of at most D literals covers"
+        out.reason = ("every rule set errs: a positive group that no pure clause of at most "
+                      "D literals covers")
     else:
         clique = heaviest_clique(incompatible(Pw, Nc), weight)
         out.complexity = float(weight[clique].sum())
         out.clique = [int(P[pick[k]]) for k in clique]
         if out.complexity > st.C + 1e-9:
-            out.reason = (f"{len(clique)} positive groups that no pure clause covers two at "
-                          f"a time need complexity >= {out.complexity:g} > C")
+            out.reason = (f"every rule set of complexity <= C errs: {len(clique)} positive "
+                          f"groups that no pure clause covers two at a time need complexity "
+                          f">= {out.complexity:g}")
     if out.reason:
         out.bound = st.round_bound(least_error_weight(st))
     out.wall_time = time.perf_counter() - t0
