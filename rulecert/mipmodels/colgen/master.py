@@ -42,8 +42,8 @@ IP_SETS = hx.SET_BY_SOLVE + ("presolve",)
 """The HiGHS options a restricted-IP solve (:meth:`RestrictedMaster.solve_ip`) sets itself."""
 SCAN_MAX_PAIRABLE = 3000
 """The restricted IP is solved by scanning (:meth:`RestrictedMaster.scan_ip`) when no three
-columns (apart from those covering every positive group) fit ``C`` together and at most this many columns can enter a pair (the pair table
-is this number squared)."""
+columns (apart from those covering every positive group) fit ``C`` together and at most
+this many columns can enter a pair (the pair table is this number squared)."""
 
 
 def best_pair(A: np.ndarray, a: np.ndarray, cost: np.ndarray, ok: np.ndarray):
