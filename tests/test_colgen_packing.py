@@ -152,3 +152,24 @@ def test_a_solve_with_a_trivial_bound_reports_the_packing_bound():
     # once a bound of one error's weight is proven otherwise, the packing bound is not tried
     rs, cert = solve(p, complexity_bound=5, empty_clause=False)
     assert cert.proven_optimal and cert.stats["packing"] is None
+
+
+def test_a_trivial_bound_says_what_the_packing_bound_found():
+    """A planted error-free rule set fits C, a short run leaves the bound at 0: the packing
+    bound is tried, proves nothing, and the message says how heavy its clique was."""
+    for seed in range(1, 200, 2):
+        inst = _planted(seed, n=40, d=6)
+        if inst is None:
+            continue
+        X, y, cpx = inst
+        p = RuleProblem.from_matrix(X, y)
+        rs, cert = solve(p, complexity_bound=cpx, empty_clause=False, max_iter=0,
+                         close_gap=False, polish=False, local_search=False)
+        if cert.objective > 0 and cert.lower_bound == 0:
+            break
+    else:
+        pytest.fail("no instance with a trivial bound")
+    pk = cert.stats["packing"]
+    assert pk is not None and pk["bound"] == 0 and pk["clique_complexity"] <= cpx
+    assert "trivial" in cert.message
+    assert f"needs complexity {pk['clique_complexity']:g} <= C" in cert.message

@@ -462,6 +462,10 @@ def _finalize(run: Run, ip: RestrictedIP, problem) -> ColgenSolution:
     if not cert.proven_optimal and unproven_msg is not None:
         cert.message = unproven_msg
     said = bound_message(run.bound_kind, _bound_class(run), cert)
+    if run.packing is not None and run.packing["bound"] <= 0 and run.packing["clique_size"]:
+        said += (f" (nor the packing bound: its heaviest clique of positive groups needs "
+                 f"complexity {run.packing['clique_complexity']:g} <= C, so an error-free "
+                 f"rule set may fit)")
     cert.message = f"{cert.message}; {said}" if cert.message else said
     run.history.append({"time": time.perf_counter() - run.t0, "iteration": run.it,
                         "objective": objective, "lower_bound": cert.lower_bound,
