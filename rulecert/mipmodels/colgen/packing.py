@@ -33,8 +33,8 @@ covers at most one member, at complexity at least its price), so it never proves
 that LP.  Its use is that it needs no pricing proof: it holds when column generation stopped
 before its own bound became positive (ILPD at ``C = 10`` on ``brcg_table.py``'s counted
 limits: 0 -> 1).  Where the master LP itself is 0 (wdbc at ``C = 20``: fractions of pure
-clauses fit the budget), it proves nothing either; only integer reasoning (branching, cuts) could.
-It is tried after gap closing when the bound is still below one error's weight
+clauses fit the budget), it proves nothing either; only integer reasoning (branching, cuts)
+could.  It is tried after gap closing when the bound is still below one error's weight
 (``loop._packing``).
 """
 from __future__ import annotations
@@ -50,7 +50,7 @@ from ... import bits
 PACKING_MAX_WORK = 2e8
 """Word operations the incompatibility test may spend (positive groups squared times
 negative groups times words); past it, the positive groups examined are a sample (the
-``2 + l_i`` heaviest first, then in the order of the data)."""
+heaviest, ``1 + l_i``, first, then in the order of the data)."""
 CLIQUE_STARTS = 200
 """Vertices the greedy clique search starts from."""
 BLOCK_WORDS = 4e6
@@ -69,7 +69,8 @@ class PackingBound:
     clique: list = dataclasses.field(default_factory=list)
     """The positive groups of the clique (indices into the groups)."""
     complexity: float = 0.0
-    """``sum (1 + l_i)`` over the clique: the least complexity of an error-free rule set."""
+    """``sum (1 + l_i)`` over the clique: a lower bound on an error-free rule set's
+    complexity."""
     examined: int = 0
     """Positive groups examined."""
     wall_time: float = 0.0
