@@ -122,7 +122,8 @@ def within_a_negative(rows: np.ndarray, Nc: np.ndarray) -> np.ndarray:
 
 def incompatible(Pw: np.ndarray, Nc: np.ndarray) -> np.ndarray:
     """``I[i, j]``: no pure clause covers both positive rows ``i`` and ``j`` (packed
-    literals ``Pw``): their meet ``Pw[i] & Pw[j]`` is within some negative row's literals."""
+    literals ``Pw``): their meet ``Pw[i] & Pw[j]`` is within some negative row's literals
+    (``I[i, i]``: no pure clause covers ``i`` at all)."""
     m = len(Pw)
     inc = np.zeros((m, m), dtype=bool)
     for i in range(m):
@@ -176,14 +177,15 @@ def packing_bound(st, max_work: float = PACKING_MAX_WORK) -> PackingBound:
         pick = np.sort(np.argsort(-weight, kind="stable")[:max(cap, 1)])
     Pw, weight = bits.pack(st.X[P[pick]]), weight[pick]
     out.examined = len(pick)
-    uncoverable = within_a_negative(Pw, Nc) | (lengths[pick] > st.D)
+    inc = incompatible(Pw, Nc)
+    uncoverable = np.diag(inc) | (lengths[pick] > st.D)   # inc[i, i]: i within a negative
     if uncoverable.any():
         i = int(np.flatnonzero(uncoverable)[0])
         out.clique, out.complexity = [int(P[pick[i]])], math.inf
         out.reason = ("every rule set errs: a positive group that no pure clause of at most "
                       "D literals covers")
     else:
-        clique = heaviest_clique(incompatible(Pw, Nc), weight)
+        clique = heaviest_clique(inc, weight)
         out.complexity = float(weight[clique].sum())
         out.clique = [int(P[pick[k]]) for k in clique]
         if out.complexity > st.C + 1e-9:
