@@ -125,7 +125,6 @@ def solve_small_class(run: Run, ip: RestrictedIP) -> None:
     if partner >= 1 and st.d >= 2:
         Xf = st.X.astype(float)
         cost = st.neg @ Xf + st.lam0 + st.lam1               # one-literal clause j
-        gain = st.a @ Xf[st.P]
         if partner == 1:
             two, j, l = best_pair(Xf[st.P].T, st.a, cost, np.ones((st.d, st.d), dtype=bool))
             parts["two clauses"] = two
@@ -135,6 +134,7 @@ def solve_small_class(run: Run, ip: RestrictedIP) -> None:
             left = None if o.close_gap_node_limit is None else \
                 o.close_gap_node_limit - info.get("single_nodes", 0)
             searched, two = 0, math.inf
+            gain = st.a @ Xf[st.P]
             for j in np.argsort(cost - gain, kind="stable"):
                 base = total - gain[j] + cost[j]               # j alone
                 least = cost[j] + st.lam0 + st.lam1              # j and any clause

@@ -240,9 +240,11 @@ class RestrictedMaster:
         t0 = time.perf_counter()
         cpx = np.asarray(self.complexities, dtype=float)
         cost = np.asarray(self.costs, dtype=float)
+        covered = [self.fn_cost[cov] for cov in self.covers]     # each column's positives
+        gain = np.array([c.sum() for c in covered])
         needed = np.count_nonzero(self.fn_cost > 0)
-        full = np.array([np.count_nonzero(self.fn_cost[cov] > 0) == needed
-                         for cov in self.covers]) & (cost.min() >= 0)
+        full = np.array([np.count_nonzero(c > 0) == needed for c in covered]) \
+            & (cost.min() >= 0)
         low = np.sort(cpx[~full])[:3]
         if len(low) == 3 and low.sum() <= self.C:
             return None
@@ -252,7 +254,6 @@ class RestrictedMaster:
         if len(pair) > SCAN_MAX_PAIRABLE:
             return None
         total = float(self.fn_cost.sum())
-        gain = np.array([self.fn_cost[self.covers[k]].sum() for k in range(self.n_columns)])
         best, chosen = total, []                     # the empty selection
         if len(fits):
             single = total - gain[fits] + cost[fits]
