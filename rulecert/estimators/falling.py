@@ -85,7 +85,6 @@ class _FallingBase(BinaryRuleClassifier):
         return np.column_stack([1.0 - p1, p1])
 
 
-
 class FallingRuleListClassifier(_FallingBase):
     """Falling rule list (Program 2.9): probabilities never increase down the list.
 
