@@ -173,3 +173,21 @@ def test_a_trivial_bound_says_what_the_packing_bound_found():
     assert pk is not None and pk["bound"] == 0 and pk["clique_complexity"] <= cpx
     assert "trivial" in cert.message
     assert f"needs complexity {pk['clique_complexity']:g} <= C" in cert.message
+
+
+@pytest.mark.parametrize("fn_weight", [3.0, 0.25])     # the lightest error: a FP, a FN
+@pytest.mark.parametrize("form", ["dnf", "cnf"])
+def test_least_error_weight_is_the_lightest_single_error(form, fn_weight):
+    """One error's least objective: the lightest sample's weight, a positive's times
+    fn_weight (in CNF the roles of the labels swap); repeated samples add up in their group."""
+    X, y = _data(7)
+    sw = np.random.default_rng(7).integers(2, 9, size=len(y)).astype(float)
+    p = RuleProblem.from_matrix(X, y, sample_weight=sw)
+    st = State(p, ColGenOptions(complexity_bound=5, form=form, fn_weight=fn_weight))
+    _, inverse = np.unique(X, axis=0, return_inverse=True)
+    first = 1 if form == "dnf" else 0              # the class whose misses fn_weight scales
+    mass = {}
+    for g, label, w in zip(inverse, y, sw):
+        mass[(g, label)] = mass.get((g, label), 0.0) + w
+    expected = min(w * (fn_weight if label == first else 1.0) for (_, label), w in mass.items())
+    assert least_error_weight(st) == expected
