@@ -191,3 +191,66 @@ def test_least_error_weight_is_the_lightest_single_error(form, fn_weight):
         mass[(g, label)] = mass.get((g, label), 0.0) + w
     expected = min(w * (fn_weight if label == first else 1.0) for (_, label), w in mass.items())
     assert least_error_weight(st) == expected
+
+
+def _proving_instance(C=5):
+    for seed in range(40):
+        X, y = _data(seed)
+        p = RuleProblem.from_matrix(X, y)
+        st = State(p, ColGenOptions(complexity_bound=C, empty_clause=False))
+        if packing_bound(st).bound > 0:
+            return p, st
+    pytest.fail("no instance for the packing bound")
+
+
+def test_the_packing_bound_stops_at_the_deadline_and_then_proves_nothing():
+    """A deadline that passes after k checks: the bound is the full run's once k exceeds the
+    checks it makes, else nothing (bound 0, no clique, stopped) -- never a partial clique
+    offered as a proof."""
+    _, st = _proving_instance()
+    full = packing_bound(st)
+    assert full.bound > 0 and not full.stopped
+    calls = [0]
+
+    def counting():
+        calls[0] += 1
+        return False
+
+    packing_bound(st, expired=counting)
+    n = calls[0]
+    assert n >= 3                                  # it is asked in each stage
+    for k in range(n + 2):
+        left = [k]
+
+        def expired():
+            left[0] -= 1
+            return left[0] < 0
+
+        pk = packing_bound(st, expired=expired)
+        if k >= n:
+            assert (pk.bound, pk.clique, pk.stopped) == (full.bound, full.clique, False)
+        else:
+            assert (pk.bound, pk.clique, pk.reason, pk.stopped) == (0.0, [], "", True)
+            assert pk.stats()["stopped"]
+
+
+def test_a_solve_passes_its_deadline_to_the_packing_bound_and_says_when_it_stopped(monkeypatch):
+    """The solve hands the packing bound its own deadline; a packing bound that the deadline
+    stopped proves nothing, and the certificate says it was stopped."""
+    import rulecert.mipmodels.colgen.loop as loop
+    p, _ = _proving_instance()
+    seen = []
+    real = loop.packing_bound
+
+    def spy(st, expired):
+        seen.append(expired)
+        return real(st, expired=lambda: True)
+
+    monkeypatch.setattr(loop, "packing_bound", spy)
+    rs, cert = solve(p, complexity_bound=5, empty_clause=False, max_iter=0, close_gap=False,
+                     time_limit=1000.0)
+    assert len(seen) == 1 and seen[0].__self__.time_limit == 1000.0   # the fit's Deadline
+    assert cert.stats["packing"]["stopped"] and cert.stats["packing"]["bound"] == 0.0
+    assert not cert.stats["bound_kind"].startswith("packing")
+    assert "the time limit stopped it" in cert.message
+    assert cert.objective == ruleset_objective(rs, p).objective

@@ -462,9 +462,12 @@ def _finalize(run: Run, ip: RestrictedIP, problem) -> ColgenSolution:
     if not cert.proven_optimal and unproven_msg is not None:
         cert.message = unproven_msg
     said = bound_message(run.bound_kind, _bound_class(run), cert)
-    if run.packing is not None and run.packing["bound"] <= 0 and run.packing["clique_size"]:
+    pk = run.packing
+    if pk is not None and pk["stopped"]:
+        said += " (the packing bound was tried, and the time limit stopped it)"
+    elif pk is not None and pk["bound"] <= 0 and pk["clique_size"]:
         said += (f" (nor the packing bound: its heaviest clique of positive groups needs "
-                 f"complexity {run.packing['clique_complexity']:g} <= C, so an error-free "
+                 f"complexity {pk['clique_complexity']:g} <= C, so an error-free "
                  f"rule set may fit)")
     cert.message = f"{cert.message}; {said}" if cert.message else said
     run.history.append({"time": time.perf_counter() - run.t0, "iteration": run.it,
@@ -481,14 +484,14 @@ def _packing(run: Run, objective: float) -> dict | None:
     """The packing bound (``packing.py``: no rule set of complexity ``<= C`` is error-free)
     when the bound proven so far is below one error's least weight, the rule set found has
     an error and neither Ctrl-C, the memory cap nor the time limit stopped the solve (a
-    second at most on 10^4 groups: its work is capped); it raises ``run.best_bound`` when it
-    proves.  Returns its stats (None: not tried)."""
+    second at most on 10^4 groups: its work is capped, and it stops at the fit's deadline);
+    it raises ``run.best_bound`` when it proves.  Returns its stats (None: not tried)."""
     st = run.st
     least = st.round_bound(least_error_weight(st))
     if run.best_bound >= least or objective < least or run.stop in STOPPED \
             or run.end.expired():
         return None
-    pk = packing_bound(st)
+    pk = packing_bound(st, expired=run.end.expired)
     if pk.bound > run.best_bound:
         run.best_bound, run.bound_kind = pk.bound, f"packing: {pk.reason}"
     return pk.stats()

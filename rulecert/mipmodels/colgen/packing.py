@@ -22,7 +22,8 @@ literal pairs that share no negative group) and is otherwise taken as 3.
 ``S`` is a clique of the incompatibility graph, weighted by ``1 + l_i``, found greedily from
 many starts (any clique is a valid proof; the heaviest is sought, not proven).  On large
 data the positive groups examined are capped (:data:`PACKING_MAX_WORK`): a clique among a
-subset of them is still a clique.  Groups with both labels need no clique (they are
+subset of them is still a clique.  Its work is capped, not timed, but under a fit's time limit
+it also stops at the deadline (checked between blocks of work) and then proves nothing.  Groups with both labels need no clique (they are
 misclassified whatever the rule set; :func:`.bounds.conflict_bound` already counts them),
 and a positive group that no pure clause of at most ``D`` literals covers proves an error
 alone.
@@ -74,11 +75,21 @@ class PackingBound:
     examined: int = 0
     """Positive groups examined."""
     wall_time: float = 0.0
+    stopped: bool = False
+    """The deadline stopped it before it finished (it then proves nothing)."""
 
     def stats(self) -> dict:
         return {"bound": self.bound, "reason": self.reason, "clique_size": len(self.clique),
                 "clique_complexity": self.complexity, "positive_groups_examined": self.examined,
-                "wall_time": self.wall_time}
+                "wall_time": self.wall_time, "stopped": self.stopped}
+
+
+class _Expired(Exception):
+    """The deadline passed inside the packing bound's work."""
+
+
+def _never() -> bool:
+    return False
 
 
 def least_error_weight(st) -> float:
@@ -91,22 +102,30 @@ def least_error_weight(st) -> float:
     return min(w) if w else 0.0
 
 
-def min_pure_lengths(Xp: np.ndarray, Xn: np.ndarray) -> np.ndarray:
+def min_pure_lengths(Xp: np.ndarray, Xn: np.ndarray, expired=_never) -> np.ndarray:
     """For each positive row of ``Xp``, a lower bound on the literals of a pure clause (one
     covering no row of ``Xn``) that covers it: 1 when one of its literals is false on every
-    negative row, 2 when two of them are never true together on a negative row, else 3."""
+    negative row, 2 when two of them are never true together on a negative row, else 3.
+    ``expired()`` true between blocks of work raises ``_Expired``."""
     d = Xp.shape[1]
     pure = ~Xn.any(axis=0)                                   # literals true on no negative
     out = np.where((Xp & pure).any(axis=1), 1, 2)
     if d * d * len(Xn) > PURE_PAIR_MAX_WORK or not (out == 2).any():
         return out
+    _check(expired)
     Xnf = Xn.astype(np.float64)
     pair = (Xnf.T @ Xnf) == 0                                # literal pairs sharing no negative
     for i in np.flatnonzero(out == 2):
+        _check(expired)
         lits = np.flatnonzero(Xp[i])
         if not pair[np.ix_(lits, lits)].any():
             out[i] = 3
     return out
+
+
+def _check(expired) -> None:
+    if expired():
+        raise _Expired
 
 
 def within_a_negative(rows: np.ndarray, Nc: np.ndarray) -> np.ndarray:
@@ -120,23 +139,25 @@ def within_a_negative(rows: np.ndarray, Nc: np.ndarray) -> np.ndarray:
     return out
 
 
-def incompatible(Pw: np.ndarray, Nc: np.ndarray) -> np.ndarray:
+def incompatible(Pw: np.ndarray, Nc: np.ndarray, expired=_never) -> np.ndarray:
     """``I[i, j]``: no pure clause covers both positive rows ``i`` and ``j`` (packed
     literals ``Pw``): their meet ``Pw[i] & Pw[j]`` is within some negative row's literals
-    (``I[i, i]``: no pure clause covers ``i`` at all)."""
+    (``I[i, i]``: no pure clause covers ``i`` at all).  ``expired()`` is asked per row."""
     m = len(Pw)
     inc = np.zeros((m, m), dtype=bool)
     for i in range(m):
+        _check(expired)
         hit = within_a_negative(Pw[i] & Pw[i:], Nc)
         inc[i, i:] = hit
         inc[i:, i] = hit
     return inc
 
 
-def heaviest_clique(inc: np.ndarray, weight: np.ndarray) -> list[int]:
+def heaviest_clique(inc: np.ndarray, weight: np.ndarray, expired=_never) -> list[int]:
     """A heavy clique of the graph ``inc`` (``inc[i, i]`` is ignored), greedily from each of
     the :data:`CLIQUE_STARTS` heaviest vertices (ties: most neighbours): add the heaviest
-    vertex adjacent to all chosen, ties by most neighbours."""
+    vertex adjacent to all chosen, ties by most neighbours.  ``expired()`` is asked per
+    start."""
     adj = inc.copy()
     np.fill_diagonal(adj, False)
     deg = adj.sum(axis=1)
@@ -145,6 +166,7 @@ def heaviest_clique(inc: np.ndarray, weight: np.ndarray) -> list[int]:
     pos[rank] = np.arange(len(rank))
     best, best_w = [], -math.inf
     for s in rank[:CLIQUE_STARTS]:
+        _check(expired)
         clique, cand = [int(s)], adj[s].copy()
         while cand.any():
             idx = np.flatnonzero(cand)
@@ -157,18 +179,30 @@ def heaviest_clique(inc: np.ndarray, weight: np.ndarray) -> list[int]:
     return best
 
 
-def packing_bound(st, max_work: float = PACKING_MAX_WORK) -> PackingBound:
+def packing_bound(st, max_work: float = PACKING_MAX_WORK, expired=_never) -> PackingBound:
     """The packing bound of the module doc on the loop's transformed instance ``st`` (its
-    groups ``X``, masses ``pos`` / ``neg``, positive groups ``P``, ``a``, ``C``, ``D``)."""
+    groups ``X``, masses ``pos`` / ``neg``, positive groups ``P``, ``a``, ``C``, ``D``).
+    ``expired()`` (a fit's deadline) is asked between blocks of work; once it is true the
+    search stops and proves nothing (``stopped``)."""
     t0 = time.perf_counter()
     out = PackingBound()
+    try:
+        _packing(st, max_work, expired, out)
+    except _Expired:
+        out = PackingBound(examined=out.examined, stopped=True)
+    out.wall_time = time.perf_counter() - t0
+    return out
+
+
+def _packing(st, max_work: float, expired, out: PackingBound) -> None:
+    """:func:`packing_bound`'s work, filling ``out`` (raises ``_Expired`` at the deadline)."""
     if st.C is None or not len(st.P):
-        return out
+        return
     P = st.P
     negative = np.flatnonzero(st.neg > 0)
     if np.any(st.neg[P] > 0) or not len(negative):
-        return out          # groups with both labels (conflict bound), or nothing to separate
-    lengths = min_pure_lengths(st.X[P], st.X[negative])
+        return              # groups with both labels (conflict bound), or nothing to separate
+    lengths = min_pure_lengths(st.X[P], st.X[negative], expired)
     weight = 1.0 + lengths
     Nc = bits.pack(~st.X[negative])      # padding bits zero: a meet never sets them
     cap = int(math.sqrt(max_work / max(1, Nc.size)))
@@ -177,7 +211,7 @@ def packing_bound(st, max_work: float = PACKING_MAX_WORK) -> PackingBound:
         pick = np.sort(np.argsort(-weight, kind="stable")[:max(cap, 1)])
     Pw, weight = bits.pack(st.X[P[pick]]), weight[pick]
     out.examined = len(pick)
-    inc = incompatible(Pw, Nc)
+    inc = incompatible(Pw, Nc, expired)
     uncoverable = np.diag(inc) | (lengths[pick] > st.D)   # inc[i, i]: i within a negative
     if uncoverable.any():
         i = int(np.flatnonzero(uncoverable)[0])
@@ -185,7 +219,7 @@ def packing_bound(st, max_work: float = PACKING_MAX_WORK) -> PackingBound:
         out.reason = ("every rule set errs: a positive group that no pure clause of at most "
                       "D literals covers")
     else:
-        clique = heaviest_clique(inc, weight)
+        clique = heaviest_clique(inc, weight, expired)
         out.complexity = float(weight[clique].sum())
         out.clique = [int(P[pick[k]]) for k in clique]
         if out.complexity > st.C + 1e-9:
@@ -194,5 +228,3 @@ def packing_bound(st, max_work: float = PACKING_MAX_WORK) -> PackingBound:
                           f">= {out.complexity:g}")
     if out.reason:
         out.bound = st.round_bound(least_error_weight(st))
-    out.wall_time = time.perf_counter() - t0
-    return out
