@@ -917,7 +917,8 @@ def test_gap_closing_ladder_proves_partial_bounds_never_past_brute_force(monkeyp
     sixteenth of them: the rungs cost about as much as the whole here, so with the default
     half they are seldom reached): the bound never passes brute force, never falls when the
     limit grows, and some rungs prove a bound between the one without gap closing and the
-    optimum, which the certificate calls partial."""
+    optimum: the ladder's own (the certificate calls it partial) or the Lagrangian bound at
+    the rung's duals (``gap_closing._enumerated_lagrangian``)."""
     from rulecert.mipmodels.colgen import gap_closing
     monkeypatch.setattr(gap_closing, "GAP_FIRST_SHARE", 16)
     partial = 0
@@ -936,13 +937,17 @@ def test_gap_closing_ladder_proves_partial_bounds_never_past_brute_force(monkeyp
             g = cert.stats.get("gap_closing") or {}
             for b, u, nodes, complete in g.get("ladder", [])[1:]:
                 assert u <= g["threshold"] + 1e-6 and nodes <= limit
-            if cert.stats["bound_kind"].startswith("partial reduced-cost enumeration"):
+            kind = cert.stats["bound_kind"]
+            if kind.startswith("partial reduced-cost enumeration"):
                 partial += cert.lower_bound < opt
                 assert not g["complete"] and g["cut"] <= g["threshold"]
                 assert off < cert.lower_bound <= max(b for b, *_, ok in g["ladder"][1:] if ok)
+            elif kind.startswith("lagrangian at gap closing's duals"):
+                partial += cert.lower_bound < opt
+                assert not g["complete"] and off < cert.lower_bound == g["lagrangian"]["bound"]
             bounds.append(cert.lower_bound)
         assert bounds == sorted(bounds), (seed, bounds)
-    assert partial >= 3
+    assert partial >= 5
 
 
 def test_gap_closing_ladder_after_the_cap_is_opt_in_and_never_past_brute_force():
@@ -974,6 +979,42 @@ def test_gap_closing_ladder_after_the_cap_is_opt_in_and_never_past_brute_force()
     assert raised >= 2
     with pytest.raises(ValueError, match="close_gap_ladder_after_cap"):
         solve(p, complexity_bound=8, close_gap_ladder_after_cap="yes")
+
+
+def test_gap_closing_enumeration_gives_the_lagrangian_bound_at_its_duals(monkeypatch):
+    """Gap closing's enumeration is a pricing proof at its duals: every clause it did not
+    return costs >= its cut, so the Lagrangian bound there takes the returned clauses as
+    knapsack items (``gap_closing._enumerated_lagrangian``).  On tiny instances (DNF and CNF,
+    weights, fn_weight, penalties; node limits that stop enumerations early, some
+    below a negative cut; the whole threshold first gets a sixteenth of them, as in the
+    ladder's test) that bound never passes brute force, a fit's bound is at least it, and
+    it raises the bound past every other on some instances."""
+    from rulecert.mipmodels.colgen import gap_closing
+    monkeypatch.setattr(gap_closing, "GAP_FIRST_SHARE", 16)
+    raised = tried = 0
+    for seed in range(12):
+        X, y = _instance(seed + 900, n=50, d=10, noise=0.3)
+        form = "cnf" if seed % 4 == 3 else "dnf"
+        sw = np.random.default_rng(seed).integers(1, 4, len(y)).astype(float) if seed % 3 == 1 else None
+        fnw = 0.5 if seed % 5 == 2 else 1.0
+        p = RuleProblem.from_matrix(X, y, sample_weight=sw)
+        C, D = [(9, 4), (8, 3), (10, 4)][seed % 3]
+        obj_kw = dict(clause_penalty=0.5, literal_penalty=0.25) if seed % 6 == 5 else {}
+        _, opt = brute_force_ruleset(X, y, C, D, sample_weight=sw, form=form, fn_weight=fnw,
+                                     **obj_kw)
+        kw = dict(complexity_bound=C, max_clause_length=D, form=form, fn_weight=fnw,
+                  pricing="heuristic", max_iter=3, bound_search_steps=0, seed=seed, **obj_kw)
+        for limit in (100, 300, 1000):
+            rs, cert = solve(p, close_gap_node_limit=limit, **kw)
+            _check_certificate(cert, rs, p, opt, C, fn_weight=fnw, **obj_kw)
+            lag = (cert.stats.get("gap_closing") or {}).get("lagrangian")
+            if lag is None:
+                continue
+            tried += 1
+            assert lag["bound"] <= opt + 1e-9, (seed, limit, lag, opt)
+            assert cert.lower_bound >= lag["bound"]
+            raised += cert.stats["bound_kind"].startswith("lagrangian at gap closing's duals")
+    assert raised >= 4 and tried >= 20, (raised, tried)
 
 
 @pytest.mark.parametrize("local_search", [True, False])

@@ -573,7 +573,7 @@ def test_trivial_bound_is_said_in_the_certificate(monkeypatch):
     # tests/test_colgen_packing.py covers it)
     from rulecert.mipmodels.colgen import loop
     from rulecert.mipmodels.colgen.packing import PackingBound
-    monkeypatch.setattr(loop, "packing_bound", lambda st: PackingBound())
+    monkeypatch.setattr(loop, "packing_bound", lambda st, **kw: PackingBound())
     X, y = _instance(5, n=60, d=10, noise=0.3)
     p = _problem(X, y)
     _, cert = solve(p, complexity_bound=12, max_clause_length=5, max_iter=1, pricing="heuristic",

@@ -98,7 +98,10 @@ enumeration that its node limit or its cap cuts short has still returned every c
 reduced cost below its proven bound ``u`` on the rest (``u < T``, ``T`` the threshold above);
 a solution holding a clause of reduced cost ``>= u`` costs at least ``UB - granularity -
 (T - u)``, so with the clauses below ``u`` added, the least of that and the restricted IP's
-bound is a bound of the master IP (tried when it beats the bound so far).  With an integral
+bound is a bound of the master IP (tried when it beats the bound so far).  The enumeration
+is also a pricing proof at its duals (no clause it did not return costs less than ``u``), so
+the Lagrangian bound there, with the returned clauses as knapsack items, is tried too
+(``gap_closing._enumerated_lagrangian``).  With an integral
 objective the whole threshold gets half of ``close_gap_node_limit``; when that does not
 finish (its node limit, not the cap, stopped it), the rest climbs a ladder of lower
 thresholds, each the one that proves the next integer (``gap_closing.gap_ladder``;
