@@ -22,11 +22,11 @@ literal pairs that share no negative group) and is otherwise taken as 3.
 ``S`` is a clique of the incompatibility graph, weighted by ``1 + l_i``, found greedily from
 many starts (any clique is a valid proof; the heaviest is sought, not proven).  On large
 data the positive groups examined are capped (:data:`PACKING_MAX_WORK`): a clique among a
-subset of them is still a clique.  Its work is capped, not timed, but under a fit's time limit
-it also stops at the deadline (checked between blocks of work) and then proves nothing.  Groups with both labels need no clique (they are
-misclassified whatever the rule set; :func:`.bounds.conflict_bound` already counts them),
-and a positive group that no pure clause of at most ``D`` literals covers proves an error
-alone.
+subset of them is still a clique.  Its work is capped, not timed, but under a fit's time
+limit it also stops at the deadline (checked between blocks of work) and then proves
+nothing.  Groups with both labels need no clique (they are misclassified whatever the rule
+set; :func:`.bounds.conflict_bound` already counts them), and a positive group that no pure
+clause of at most ``D`` literals covers proves an error alone.
 
 What it can and cannot prove: the clique, each member priced at ``1 + l_i``, is a feasible
 dual solution of the LP relaxation of the least-complexity error-free cover (a pure clause
