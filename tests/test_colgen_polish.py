@@ -149,7 +149,10 @@ def test_a_stale_restricted_ip_bound_is_not_used_after_polishing(monkeypatch):
     was solved with: when polishing added columns and the enumeration adds none, gap closing
     solves the IP again over all of them (before polishing existed, it took the IP's bound
     as it was, which need not hold over the polished columns).  The enumeration is faked to
-    return nothing, so only the mechanism is checked, not the bound."""
+    return nothing and to prove nothing about the clauses it leaves out (their bound -inf: a
+    fake claiming them all >= its threshold would be a false pricing proof, which gap
+    closing's Lagrangian bound would trust), so only the mechanism is checked, not the
+    bound."""
     from rulecert.mipmodels.colgen import gap_closing
     from rulecert.mipmodels.colgen.pricing.bnb import BnBResult
     solved = []
@@ -160,7 +163,7 @@ def test_a_stale_restricted_ip_bound_is_not_used_after_polishing(monkeypatch):
         return real(run, ip, obj)
 
     def nothing_below(X, v, const, lit, D, upper, **kw):
-        return BnBResult([], [], upper, True, 1, 0.0, unheld_bound=upper)
+        return BnBResult([], [], -math.inf, True, 1, 0.0, unheld_bound=-math.inf)
     monkeypatch.setattr(gap_closing, "resolve", counting)
     monkeypatch.setattr(gap_closing, "price_by_branch_and_bound", nothing_below)
     X, y, p = _tiny(2)            # polishing improves 14 -> 10 with a new column
