@@ -170,8 +170,18 @@ def test_brcg_estimator_interrupted(shared_data):
     assert any(issubclass(w.category, FitInterruptedWarning) for w in rec)
 
 
-def test_callback_and_verbose_reach_the_solver(compas_binary, capsys):
+def test_callback_and_verbose_reach_the_solver(compas_binary, capsys, monkeypatch):
+    from rulecert import monitor
     from rulecert.estimators import CorelsClassifier, FallingRuleListClassifier
+
+    class Eager(monitor.ProgressPrinter):
+        """Prints every sample from the start: verbose's line does not wait for the default
+        2 s, which a fit that ends sooner (idle CI: the FRL search below) never reaches."""
+
+        def __init__(self, **kw):
+            super().__init__(every=0.0, after=0.0, **kw)
+
+    monkeypatch.setattr(monitor, "ProgressPrinter", Eager)
     X, y = compas_binary
     seen = []
     est = CorelsClassifier(c=0.001, callback=lambda info: seen.append(info) or len(seen) >= 3)
