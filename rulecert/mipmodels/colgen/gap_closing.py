@@ -51,8 +51,8 @@ def close_gap(run: Run, ip: RestrictedIP) -> None:
     ub, cut = ip.objective, er.unheld_bound
     beyond = math.inf if cut > T else ub - st.gran - (T - cut)
     useful = st.round_bound(beyond) > run.best_bound
-    below = [c for c, rc in zip(er.clauses, er.reduced_costs) if rc < cut] if useful else []
-    added = run.add_clauses([irredundant(st.X, c) for c in below])
+    held = [(c, rc) for c, rc in zip(er.clauses, er.reduced_costs) if rc < cut]
+    added = run.add_clauses([irredundant(st.X, c) for c, _ in held] if useful else [])
     run.gap_info.update(threshold=T, cap=K, enumerated=len(er.clauses), added=added,
                         complete=er.complete and cut > T, cut=cut, beyond=beyond)
     enum_bound = -math.inf   # a lower bound on the restricted IP that now holds them all
@@ -74,22 +74,23 @@ def close_gap(run: Run, ip: RestrictedIP) -> None:
             run.bound_kind = ("reduced-cost enumeration + restricted IP" if cut > T else
                               f"partial reduced-cost enumeration (every clause of reduced cost "
                               f"< {cut:.6g} of the {T:.6g} needed) + restricted IP")
-    _enumerated_lagrangian(run, duals, er, cut, ub)
+    _enumerated_lagrangian(run, duals, held, cut, ub)
     run.times["close_gap"] += time.perf_counter() - tg
 
 
-def _enumerated_lagrangian(run: Run, duals, er, cut: float, ub: float) -> None:
-    """The enumeration is a pricing proof at its duals as well: every clause it did not
-    return has a reduced cost ``>= cut``, so the Lagrangian bound there holds with the
-    clauses it returned as the knapsack's items (each at most once) and ``min(0, cut)`` for
-    every other (``bounds.knapsack_bound``).  It beats the enumeration's own bound (``beyond``,
+def _enumerated_lagrangian(run: Run, duals, held: list, cut: float, ub: float) -> None:
+    """The enumeration is a pricing proof at its duals as well: it returned every clause of
+    reduced cost below ``cut`` (``held``, as ``(clause, reduced cost)``) and every other
+    clause costs ``>= cut``, so the Lagrangian bound there holds with the held clauses as
+    the knapsack's items (each at most once) and ``min(0, cut)`` for every other
+    (``bounds.knapsack_bound``).  It beats the enumeration's own bound (``beyond``,
     which prices the other clauses at column generation's pricing bound there) when that
     pricing bound was weak and the enumeration returned few clauses of negative reduced
     cost, as on small data under node limits (``tests/test_colgen.py``); where the
     enumeration stops at its cap with a cut below the pricing bound it proves nothing new
     (``stats["gap_closing"]["lagrangian"]`` records it either way)."""
     st = run.st
-    items = [(rc, 1 + len(c)) for c, rc in zip(er.clauses, er.reduced_costs) if rc < cut]
+    items = [(rc, 1 + len(c)) for c, rc in held]
     b = knapsack_bound(st, duals, [(2, cut)], ub, items)
     run.gap_info["lagrangian"] = {"bound": b, "cut": cut, "items": len(items),
                                   "complexity_dual": duals.lam}
