@@ -92,7 +92,8 @@ def limits(args, rows: int, variant: str) -> dict:
                                bound_nodes=args.bound_nodes,
                                final_bound_nodes=args.final_bound_nodes,
                                dive_nodes=args.dive_nodes,
-                               polish_iterations=args.polish_iterations)
+                               polish_iterations=args.polish_iterations,
+                               positive_side_nodes=args.positive_side_nodes)
     kw.update(pricing=args.pricing, seed=args.seed, empty_clause=args.empty_clause,
               max_clause_length=args.max_clause_length, workers=args.workers,
               time_limit=args.time_limit)
@@ -102,7 +103,7 @@ def limits(args, rows: int, variant: str) -> dict:
                   polish=args.polish, adaptive_chain=args.adaptive_chain)
         return kw
     for name in BOUND_FIELDS + ("dive", "dive_node_limit", "polish_iterations",
-                                "adaptive_chain"):
+                                "adaptive_chain", "positive_side_node_limit"):
         del kw[name]
     if variant == "today-off":
         kw.update(bound_search_steps=0, smoothing=0.0)
@@ -299,6 +300,9 @@ def main(argv=None):
                          "default; today's code runs without it)")
     ap.add_argument("--polish-iterations", type=int, default=CERTIFY["polish_iterations"],
                     help="kicks of polishing per 2000 rows (certification_options)")
+    ap.add_argument("--positive-side-nodes", type=int, default=CERTIFY["positive_side_nodes"],
+                    help="cover LPs of the positive-side pricing proof at the end of a fit "
+                         "whose gap is open, per 2000 rows (0: off)")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--time-limit", type=float, default=None,
                     help="a wall-clock limit per fit in seconds, on top of the counted limits "

@@ -100,6 +100,10 @@ def add_parser(sub) -> None:
     p.add_argument("--dive-node-limit", type=int, default=unset, metavar="N",
                    help="branch-and-bound pricing nodes of the whole dive (default 5000000; "
                         "--certify: 5000000 per 2000 rows)")
+    p.add_argument("--positive-side-nodes", dest="positive_side_node_limit", type=int,
+                   default=unset, metavar="N",
+                   help="cover LPs of the positive-side pricing proof at the end of a fit "
+                        "whose gap is open (default 0: off; --certify: 200000 per 2000 rows)")
     p.add_argument("--polish", action=argparse.BooleanOptionalAction, default=unset,
                    help="after the restricted IP, polish its rule set by local search over "
                         "literals (drop, add or swap a literal, drop or add a clause), reaching "
@@ -129,7 +133,8 @@ def add_parser(sub) -> None:
 LIMITS = ("pricing", "time_limit", "pricing_time_limit", "max_iter", "pricing_deterministic_time",
           "bnb_node_limit", "ip_node_limit", "bound_node_limit",
           "final_bound_node_limit", "close_gap", "close_gap_max_columns", "close_gap_node_limit",
-          "dive", "dive_node_limit", "polish", "polish_iterations", "adaptive_chain")
+          "dive", "dive_node_limit", "positive_side_node_limit", "polish", "polish_iterations",
+          "adaptive_chain")
 """The estimator parameters ``--certify`` presets.  Their options are absent from the parsed
 namespace unless given, so that one given explicitly wins over the preset."""
 

@@ -124,6 +124,10 @@ class BooleanRuleCGClassifier(BinaryRuleClassifier):
     dive_node_limit : int >= 0 or None
         Branch-and-bound pricing nodes of the whole dive (default 5 million); then it only
         fixes.
+    positive_side_node_limit : int >= 0 or None
+        Cover LPs of the positive-side pricing proof at the end of a fit whose gap is open
+        (``ColGenOptions.positive_side_node_limit``): 0, the default, is off;
+        ``certification_options`` gives 200,000 per 2000 rows.
     polish : bool
         After the restricted IP, polish its rule set by local search over literals (drop,
         add or swap a literal, drop a clause, add a clause), reaching clauses that no pricing
@@ -190,6 +194,7 @@ class BooleanRuleCGClassifier(BinaryRuleClassifier):
         "dive": ["boolean"],
         "dive_iterations": [Interval(Integral, 0, None, closed="left")],
         "dive_node_limit": [None, Interval(Integral, 0, None, closed="left")],
+        "positive_side_node_limit": [None, Interval(Integral, 0, None, closed="left")],
         "polish": ["boolean"],
         "polish_iterations": [Interval(Integral, 0, None, closed="left")],
         "sample_rows": [None, Interval(Integral, 1, None, closed="left")],
@@ -212,7 +217,8 @@ class BooleanRuleCGClassifier(BinaryRuleClassifier):
                  adaptive_chain=False, close_gap=True, close_gap_max_columns=DEFAULT_CLOSE_GAP_MAX_COLUMNS,
                  close_gap_node_limit=DEFAULT_CLOSE_GAP_NODE_LIMIT,
                  close_gap_ladder_after_cap=False, dive=False, dive_iterations=20,
-                 dive_node_limit=DEFAULT_DIVE_NODE_LIMIT, polish=True, polish_iterations=200,
+                 dive_node_limit=DEFAULT_DIVE_NODE_LIMIT, positive_side_node_limit=0,
+                 polish=True, polish_iterations=200,
                  sample_rows=2000,
                  max_nonzeros=100_000, workers=1, warm_start=False,
                  random_state=DEFAULT_SEED, binarizer=None,
@@ -440,7 +446,8 @@ class BooleanRuleCGCV(BooleanRuleCGClassifier):
                  close_gap=True, close_gap_max_columns=DEFAULT_CLOSE_GAP_MAX_COLUMNS,
                  close_gap_node_limit=DEFAULT_CLOSE_GAP_NODE_LIMIT,
                  close_gap_ladder_after_cap=False, dive=False, dive_iterations=20,
-                 dive_node_limit=DEFAULT_DIVE_NODE_LIMIT, polish=True, polish_iterations=200,
+                 dive_node_limit=DEFAULT_DIVE_NODE_LIMIT, positive_side_node_limit=0,
+                 polish=True, polish_iterations=200,
                  sample_rows=2000,
                  max_nonzeros=100_000, workers=1, random_state=DEFAULT_SEED, binarizer=None,
                  memory_limit_mb=DEFAULT_MEMORY_LIMIT_MB, verbose=False, callback=None):

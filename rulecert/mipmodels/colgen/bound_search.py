@@ -15,6 +15,8 @@ from __future__ import annotations
 import math
 import time
 
+import numpy as np
+
 from ...monitor import interrupt_requested
 from .bounds import (NODES_STOPPED, DualSearch, Duals, complexity_dual_descent,
                      complexity_dual_search)
@@ -305,3 +307,76 @@ def raise_bound_with_time_left(run: Run, ip: RestrictedIP) -> None:
                             "ended": ended, "interrupted": interrupted}
     run.monitor.sample(ip.objective, run.best_bound, event="bound search",
                        phase="bound search with the time left", nodes=used[0])
+
+
+POSITIVE_SIDE_RUNGS = 4
+""":func:`positive_side_search` tries at most this many thresholds (bounds), the highest
+first."""
+
+
+def positive_side_search(run: Run, ip: RestrictedIP) -> None:
+    """The positive-side pricing proof (``pricing/positive.py``) at the end of a solve whose
+    gap is open, with ``positive_side_node_limit`` cover LPs in all.
+
+    At the duals of the master LP over every column held (those of pricing, the dive,
+    polishing and gap closing: the highest LP value the columns give), bound (1) of
+    ``bounds.py`` is ``L + N z`` with ``z`` a proven lower bound on every clause's reduced
+    cost.  With an integral objective the search tries the thresholds ``u`` that make it
+    each integer from ``ceil(L)`` (at most the objective) down to just above the bound so
+    far, the highest first, each ``u = (k - 1 - L) / N`` (a little above); otherwise the
+    bounds halfway and all the way to ``L``.  A failed proof still proves its own bound, which
+    is kept when it is better.  Skipped in the penalized form, after Ctrl-C, the callback, the
+    memory cap or the time limit, and when no threshold can beat the bound so far.  The
+    record is ``run.positive_side`` (the certificate's ``stats["positive_side"]``)."""
+    from .bounds import knapsack_bound, read_duals
+    from .pricing.positive import positive_side_bound
+    o, st = run.o, run.st
+    budget = o.positive_side_node_limit
+    if (budget == 0 or st.C is None or run.stop in STOPPED or not run.master.n_columns
+            or run.monitor.should_stop() is not None or not run.gap_open(ip.objective)
+            or run.end.expired()):
+        return
+    t0 = time.perf_counter()
+    run.master.to_lp()
+    res, mu, lam = run.master.solve_lp(seconds_left(run.end))
+    rec = {"lp": None, "tries": [], "nodes": 0, "bound_before": run.best_bound,
+           "bound": run.best_bound, "seconds": 0.0}
+    run.positive_side = rec
+    if mu is None:
+        rec["skipped"] = f"the final master LP failed: {res.message}"
+        return
+    duals = read_duals(st, res.objective, mu, lam, o.empty_clause)
+    L, N = duals.lagrangian, math.floor(st.C / 2.0 + 1e-9)
+    rec["lp"] = res.objective
+    top = min(st.round_bound(L), ip.objective)
+    if st.integral:
+        targets = [k for k in np.arange(top, run.best_bound, -1.0)][:POSITIVE_SIDE_RUNGS]
+    else:
+        targets = [top, 0.5 * (top + run.best_bound)]
+    if N < 1 or not targets or top <= run.best_bound:
+        rec["skipped"] = "no threshold can beat the bound so far"
+        return
+    for k in targets:
+        # integral: just above what rounds up to k (round_bound's tolerance is 1e-6)
+        u = (k - st.gran + (1e-5 if st.integral else 0.0) - L) / N
+        if u >= 0 or interrupt_requested():
+            continue
+        left = None if budget is None else budget - rec["nodes"]
+        if left is not None and left <= 0:
+            break
+        r = positive_side_bound(st.X, duals.v, duals.const, duals.lit, st.D, upper=u,
+                                node_limit=left, deadline=run.end.end)
+        rec["nodes"] += r.nodes
+        b = knapsack_bound(st, duals, [(2, r.bound)], ip.objective)
+        rec["tries"].append({"target": float(k), "threshold": u, "proven": r.bound,
+                             "complete": r.complete, "stopped": r.stopped, "nodes": r.nodes,
+                             "bound": b})
+        if b > run.best_bound:
+            run.best_bound = b
+            run.bound_kind = (f"lagrangian at the final master LP's duals, pricing proven "
+                              f"by the positive-side search (every clause's reduced cost "
+                              f">= {r.bound:.6g}; {rec['nodes']} cover LPs)")
+        if r.complete or r.stopped in ("deadline", "interrupted"):
+            break
+    rec["bound"], rec["seconds"] = run.best_bound, time.perf_counter() - t0
+    run.check_stop("the positive-side pricing proof", overriding=True)

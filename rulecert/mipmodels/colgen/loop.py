@@ -129,7 +129,7 @@ from ...monitor import Monitor, catch_interrupt, interrupt_requested
 from ...models.ruleset import RuleSet, ruleset_objective
 from .. import cpsat as cx
 from .. import highs as hx
-from .bound_search import dual_search, raise_bound_with_time_left
+from .bound_search import dual_search, positive_side_search, raise_bound_with_time_left
 from .bounds import Duals, conflict_bound, read_duals
 from .dive import dive
 from .gap_closing import close_gap, solve_small_class
@@ -230,6 +230,7 @@ def solve(problem, options: ColGenOptions | None = None, *, callback=None,
         solve_small_class(run, ip)
         close_gap(run, ip)
         run.packing = _packing(run, ip.objective)
+        positive_side_search(run, ip)
         raise_bound_with_time_left(run, ip)
         return _finalize(run, ip, problem)
 
@@ -551,6 +552,7 @@ def _stats(run: Run, ip: RestrictedIP, rs: RuleSet, score, clauses) -> dict:
                                           else ip.result.termination.value),
             "gap_closing": run.gap_info, "packing": run.packing,
             "bound_time_left": run.time_left_search,
+            "positive_side": run.positive_side,
             "polish": run.polish,
             "dive": None if run.dive is None else {k: v for k, v in run.dive.items()
                                                    if k != "selection"},

@@ -173,6 +173,16 @@ class ColGenOptions:
     the runner tests' 27-cell study 30% slower); certification runs raise it
     (``brcg_bounds.py``: 10^8 per 2000 rows) or call ``strengthen_bound``.  None: no budget
     (each call still stops at 8 times the nodes of the last proof)."""
+    positive_side_node_limit: int | None = 0
+    """Cover LPs of the positive-side pricing proof at the end of a solve whose gap is open
+    (``bound_search.positive_side_search``, ``pricing/positive.py``): at the duals of the
+    master LP over every column held, it proves ``rc >= u`` for every clause, ``u`` the
+    threshold that makes the Lagrangian bound (``bounds.py``, ``L + N u``) the next integers
+    below the LP bound, the highest first.  It branches on the groups a clause covers, not on
+    literals, and proves such thresholds where the literal branch-and-bound cannot (WDBC at
+    C = 10: the bound 9 -> 11 over the objective 12).  0: off (the default: each cover LP
+    costs milliseconds); None: no limit; :func:`.presets.certification_options` gives
+    200,000 per 2000 rows."""
     workers: int = 1
     """Threads of the branch-and-bound searches (pricing, the bound's searches, gap
     closing: ``pricing/bnb.py`` deals the tree to them, deterministically for a given
@@ -236,6 +246,8 @@ def validate(problem, o: ColGenOptions) -> None:
     if o.workers is None:
         raise ValueError("workers must be an integer >= 1, got None")
     o.dive_node_limit = check_count_limit(o.dive_node_limit, "dive_node_limit", minimum=0)
+    o.positive_side_node_limit = check_count_limit(o.positive_side_node_limit,
+                                                   "positive_side_node_limit", minimum=0)
     for name in ("dive_iterations", "polish_iterations"):   # counts without a "no limit"
         setattr(o, name, check_count_limit(getattr(o, name), name, minimum=0))
         if getattr(o, name) is None:

@@ -35,7 +35,8 @@ def certification_options(rows: int, *, max_iter: int = 100, bnb_nodes: int = 30
                           gap_nodes: int = 100_000_000,
                           bound_nodes: int = 1_000_000,
                           final_bound_nodes: int = 100_000_000,
-                          dive_nodes: int = 5_000_000, polish_iterations: int = 2000) -> dict:
+                          dive_nodes: int = 5_000_000, polish_iterations: int = 2000,
+                          positive_side_nodes: int = 200_000) -> dict:
     """The column-generation limits of a certification run on ``rows`` rows (node counts
     per :data:`ROWS_PER_BUDGET` rows): ``max_iter`` iterations, branch-and-bound pricing of
     ``bnb_nodes`` nodes per call, ``ip_nodes`` restricted-IP nodes, gap closing up to
@@ -44,7 +45,9 @@ def certification_options(rows: int, *, max_iter: int = 100, bnb_nodes: int = 30
     column-generation dive (``ColGenOptions.dive``) before the restricted IP, its pricing
     at ``dive_nodes`` branch-and-bound nodes in all, and ``polish_iterations`` kicks of the
     polishing search (``ColGenOptions.polish``) after it, per :data:`ROWS_PER_BUDGET` rows
-    too (at least :data:`MIN_KICKS`).
+    too (at least :data:`MIN_KICKS`), and the positive-side pricing proof at the end of a solve
+    whose gap is open (``ColGenOptions.positive_side_node_limit``), ``positive_side_nodes``
+    cover LPs per :data:`ROWS_PER_BUDGET` rows.
 
     Pricing's budget was 10^8 nodes, as gap closing's still is.  Measured on 2 workers
     (``experiments/brcg_bounds.py``, the 9 shared datasets but bank-full at C = 10 and 20):
@@ -61,5 +64,6 @@ def certification_options(rows: int, *, max_iter: int = 100, bnb_nodes: int = 30
                 bound_node_limit=scaled_nodes(bound_nodes, rows),
                 final_bound_node_limit=scaled_nodes(final_bound_nodes, rows), dive=True,
                 dive_node_limit=scaled_nodes(dive_nodes, rows),
+                positive_side_node_limit=scaled_nodes(positive_side_nodes, rows),
                 polish_iterations=max(MIN_KICKS, polish_iterations * ROWS_PER_BUDGET
                                       // max(ROWS_PER_BUDGET, int(rows))))

@@ -155,6 +155,7 @@ class Run:
     dive: dict | None = None                 # the dive's record (``dive.py``), when it ran
     polish: dict | None = None               # polishing's record (``polish.py``), when it ran
     time_left_search: dict | None = None     # ``bound_search.raise_bound_with_time_left``'s
+    positive_side: dict | None = None        # ``bound_search.positive_side_search``'s record
 
     @property
     def t0(self) -> float:

@@ -1,0 +1,168 @@
+"""A pricing lower bound searched from the positive side: over the sets of gain groups a
+clause can cover, each bounded by a set-cover LP in HiGHS.
+
+The branch-and-bound pricer (:mod:`.bnb`) branches on literals.  Where the duals spread the
+gain thinly over many groups (``v_g < 0`` on many groups, each small), its bound at a node,
+the gain still coverable, is loose and no affordable node count proves ``min rc >= u`` for a
+threshold ``u`` just below 0, the proof that a small gap needs (``bounds.py``'s bound (1):
+``L + N u``).  This search branches on the *gain groups* instead.
+
+Let ``T_S`` be the gain groups (``v_g < 0``) that clause ``S`` covers, ``gain(T) =
+sum_{g in T} -v_g`` and ``meet(T)`` the literals true in every group of ``T``
+(a clause covers ``T`` only if all its literals lie in ``meet(T)``).  Then
+
+    rc(S) = const + lit |S| + cost(S) - gain(T_S),    cost(S) = sum_{g covered, v_g > 0} v_g,
+    rc(S) >= const + F(meet(T)) - gain(T_S)   for every T within T_S,
+    F(M)  = min { lit |S| + cost(S) : S within M, 1 <= |S| <= D },
+
+and ``F`` grows as ``M`` shrinks.  ``F(M)`` is a partial set cover (choose literals of ``M``
+that exclude the cost groups, each group excluded by any of its false literals); its LP
+relaxation, one warm HiGHS model with the literals outside ``M`` fixed to 0, is a lower
+bound, made rigorous by evaluating the LP's Lagrangian dual at the row duals HiGHS returns
+(any duals give a valid bound, whatever the solver's tolerance or status).
+
+The search is a depth-first enumeration of the sets ``T`` (gain groups by gain, largest
+first; a set is extended only by groups after its last one that share a literal with
+``meet(T)``).  A clause lies in the subtree of ``T`` when ``T_S`` agrees with ``T`` up to
+``T``'s last group, so every clause of the subtree costs at least ``const + F(meet(T)) -
+gain(T) - (gain of the groups that can still be added)``; the subtree is pruned when that is
+``>= upper``.  Clauses with ``T_S = T`` exactly cost at least ``const + F(meet(T)) -
+gain(T)``; when that falls below ``upper`` the proof fails and the search stops (a clause
+below ``upper`` may exist).  The bound returned is the least of every such figure met, and
+of the subtrees left when the node limit, the deadline or Ctrl-C stopped it: valid in every
+case, and (the bounds of a node's children never below its own) non-decreasing in the node
+limit.  Measured on WDBC's final LP duals at C = 10 (one worker): ``min rc >= -0.14`` proven
+in about 10^5 nodes, where the literal branch-and-bound reached only -21.9 after 5 x 10^6.
+"""
+from __future__ import annotations
+
+import dataclasses
+import math
+import time
+
+import numpy as np
+
+from ....monitor import interrupt_requested
+from ...highs import lp_row_duals, new_highs
+
+CHECK_EVERY = 32
+"""The deadline and Ctrl-C are checked every this many nodes."""
+
+
+@dataclasses.dataclass
+class PositiveSideResult:
+    bound: float
+    """A proven lower bound on ``rc`` over every clause of 1..D literals (``>= upper`` when
+    ``complete``)."""
+    complete: bool
+    """Every clause was proven to cost at least ``upper``."""
+    nodes: int
+    """Sets of gain groups whose cover LP was solved."""
+    wall_time: float
+    stopped: str = ""
+    """Why the search ended early: "failed" (a set of gain groups bounded below ``upper``),
+    "node_limit", "deadline", "interrupted"; empty when complete."""
+
+
+class _CoverLP:
+    """``F(M)``'s LP relaxation: ``min lit sum y + sum_c w_c z_c`` over ``y in [0, 1]``
+    (literals; 0 outside ``M``), ``z in [0, 1]`` (cost groups), ``1 <= sum y <= D`` and
+    ``z_c + sum_{j false in c} y_j >= 1``; :meth:`bound` the Lagrangian dual value at
+    HiGHS's row duals (valid for any duals)."""
+
+    def __init__(self, Xc: np.ndarray, w: np.ndarray, lit: float, D: int):
+        import highspy
+        d, nc = Xc.shape[1], Xc.shape[0]
+        self.lit, self.D, self.w = float(lit), int(D), w
+        self.F = ~Xc                                      # cost group c excluded by literal j
+        self.h = h = new_highs(threads=1)
+        h.setOptionValue("presolve", "off")
+        inf = highspy.kHighsInf
+        h.addVars(d + nc, np.zeros(d + nc), np.ones(d + nc))
+        h.changeColsCost(d + nc, np.arange(d + nc, dtype=np.int32),
+                         np.concatenate([np.full(d, self.lit), w]))
+        h.addRow(1.0, float(D), d, np.arange(d, dtype=np.int32), np.ones(d))
+        for c in range(nc):
+            idx = np.concatenate([np.flatnonzero(self.F[c]), [d + c]]).astype(np.int32)
+            h.addRow(1.0, inf, len(idx), idx, np.ones(len(idx)))
+        self.d, self.nc = d, nc
+        self.upper = np.ones(d)
+
+    def bound(self, M: np.ndarray) -> float:
+        """A lower bound on ``F(M)`` (``M`` a bool mask of the allowed literals)."""
+        up = M.astype(float)
+        diff = np.flatnonzero(up != self.upper)
+        if len(diff):
+            self.h.changeColsBounds(len(diff), diff.astype(np.int32), np.zeros(len(diff)),
+                                    up[diff])
+            self.upper = up
+        self.h.run()
+        duals = lp_row_duals(self.h)
+        if duals is None:                   # no dual solution: the duals 0 (still valid)
+            duals = np.zeros(1 + self.nc)
+        return self._dual_value(duals, up)
+
+    def _dual_value(self, duals: np.ndarray, up: np.ndarray) -> float:
+        p0 = float(duals[0])                # the row 1 <= sum y <= D: either sign
+        pc = np.maximum(0.0, duals[1:])     # the cover rows (>=): duals >= 0
+        ry = self.lit - p0 - pc @ self.F if self.nc else np.full(self.d, self.lit - p0)
+        rz = self.w - pc
+        return (p0 * (1.0 if p0 >= 0 else self.D) + float(pc.sum())
+                + float(np.minimum(0.0, ry) @ up) + float(np.minimum(0.0, rz).sum()))
+
+
+def positive_side_bound(X: np.ndarray, v: np.ndarray, const: float, lit: float,
+                        max_length: int, upper: float, node_limit: int | None = None,
+                        deadline: float | None = None) -> PositiveSideResult:
+    """Prove ``rc(S) = const + lit |S| + sum_{g covered by S} v_g >= upper`` for every clause
+    ``S`` of 1..``max_length`` literals over the columns of ``X`` (module doc); the result's
+    bound is valid whether or not the proof completes.  ``node_limit`` counts cover LPs;
+    ``deadline`` is a ``time.perf_counter()`` value; Ctrl-C stops the search."""
+    t0 = time.perf_counter()
+    if not math.isfinite(upper):
+        raise ValueError(f"upper must be finite, got {upper}")
+    X = np.asarray(X, dtype=bool)
+    v = np.asarray(v, dtype=float)
+    gain_idx = np.flatnonzero(v < 0)
+    gain_idx = gain_idx[np.argsort(v[gain_idx], kind="stable")]     # largest gain first
+    Xg, gain = X[gain_idx], -v[gain_idx]
+    cost = v > 0
+    lp = _CoverLP(X[cost], v[cost], lit, max_length)
+    state = dict(bound=math.inf, nodes=0)
+
+    def result(stopped: str, left: float = math.inf) -> PositiveSideResult:
+        return PositiveSideResult(min(state["bound"], left), not stopped, state["nodes"],
+                                  time.perf_counter() - t0, stopped)
+
+    # a stack of (first group index allowed, meet, gain so far, inherited subtree bound)
+    stack = [(0, np.ones(X.shape[1], dtype=bool), 0.0, -math.inf)]
+    while stack:
+        if node_limit is not None and state["nodes"] >= node_limit:
+            return result("node_limit", min(s[3] for s in stack))
+        if state["nodes"] % CHECK_EVERY == 0 and (
+                deadline is not None and time.perf_counter() >= deadline
+                or interrupt_requested()):
+            return result("interrupted" if interrupt_requested() else "deadline",
+                          min(s[3] for s in stack))
+        first, meet, m, _ = stack.pop()
+        state["nodes"] += 1
+        head = const + lp.bound(meet) - m                 # clauses with T_S = T exactly
+        cand = first + np.flatnonzero(Xg[first:] @ meet)  # groups that can still be added
+        g = gain[cand]
+        suffix = np.cumsum(g[::-1])[::-1]                 # their gain from each one on
+        state["bound"] = min(state["bound"], head)
+        if head < upper:
+            # a set T whose own clauses may cost less than upper: the proof fails (its
+            # subtree and the sets left on the stack keep their bounds)
+            below = head - suffix[0] if len(g) else math.inf
+            return result("failed", min([s[3] for s in stack] + [below]))
+        children = []
+        for i, gi, si in zip(cand, g, suffix):
+            sub = head - si                               # clauses of the child's subtree
+            if sub >= upper:
+                # every later child's subtree is bounded higher still (smaller suffix)
+                state["bound"] = min(state["bound"], sub)
+                break
+            children.append((int(i) + 1, meet & Xg[i], m + gi, sub))
+        stack.extend(reversed(children))                  # the largest gain first
+    return result("")
