@@ -150,6 +150,10 @@ def fit_one(name, C, variant, args, kw=None) -> dict:
     tl = cert.stats.get("bound_time_left")
     if tl:
         out["bound_time_left"] = dict(tl)
+    ps = cert.stats.get("positive_side")
+    if ps:
+        out["positive_side"] = {k: ps.get(k) for k in ("nodes", "seconds", "bound_before",
+                                                      "bound", "lp", "skipped")}
     if variant == "new" and getattr(args, "strengthen", None):
         from rulecert.mipmodels.colgen import strengthen_bound
         from rulecert.mipmodels.colgen.presets import scaled_nodes
@@ -247,6 +251,10 @@ def print_times(rows, file=None, time_limit=None):
             more += (f"; the time left {tl['seconds']:.1f} s: bound {tl['bound_before']:g} -> "
                      f"{tl['bound']:g} ({tl['nodes']} nodes"
                      + (f", ended: {tl['ended']})" if tl.get("ended") else ")"))
+        ps = r["new"].get("positive_side")
+        if ps and not ps.get("skipped"):
+            more += (f"; the positive-side proof {ps['seconds']:.1f} s: bound "
+                     f"{ps['bound_before']:g} -> {ps['bound']:g} ({ps['nodes']} cover LPs)")
         print(f"  {r['dataset']} C={r['C']}: today {today}, new {r['new']['time']:.1f} s{more}",
               file=file)
 

@@ -391,7 +391,8 @@ def test_certify_strengthens_a_fit_that_max_iter_stopped_before_its_last_search(
     and without ``--certify`` nothing is strengthened."""
     from rulecert.mipmodels.colgen import certification_options
     X, y, parser, base = _tiny_brcg_command(tmp_path, 401, noise=0.3)
-    base += ["--max-iter", "1", "--no-close-gap", "--json"]
+    # the positive-side proof off: it proves these fits optimal, leaving nothing to strengthen
+    base += ["--max-iter", "1", "--no-close-gap", "--positive-side-nodes", "0", "--json"]
     _, opt = brute_force_ruleset(X, y, 9, 4)
 
     def certificate(*extra):

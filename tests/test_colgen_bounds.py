@@ -635,7 +635,8 @@ def test_deterministic_bounds_table_prints_the_same_twice(shared_data, capsys, m
     exp = str(Path(__file__).resolve().parents[1] / "experiments")
     monkeypatch.syspath_prepend(exp)
     import brcg_bounds
-    argv = ["--datasets", "liver", "--C", "6", "--max-iter", "4", "--bnb-nodes", "20000",
+    argv = ["--datasets", "liver", "--C", "6", "--max-iter", "4", "--positive-side-nodes", "2000",
+            "--bnb-nodes", "20000",
             "--bound-nodes", "20000", "--strengthen", "20000", "--no-times"]
     tables = []
     for _ in range(2):
@@ -665,7 +666,7 @@ def test_bounds_table_with_a_time_limit_says_it_is_not_reproducible(shared_data,
         return kw
     monkeypatch.setattr(brcg_bounds, "limits", limits)
     brcg_bounds.main(["--no-today", "--datasets", "liver", "--C", "6", "--max-iter", "4",
-                      "--bnb-nodes", "20000", "--bound-nodes", "20000", "--strengthen", "0",
+                      "--positive-side-nodes", "2000", "--bnb-nodes", "20000", "--bound-nodes", "20000", "--strengthen", "0",
                       "--no-dive", "--polish-iterations", "50", "--time-limit", "60"])
     out = capsys.readouterr().out
     assert calls == [60.0]
@@ -673,7 +674,7 @@ def test_bounds_table_with_a_time_limit_says_it_is_not_reproducible(shared_data,
     assert "Wall-clock seconds per fit (limit 60 s):" in out
     assert "| liver | 345 x 90 | 6 |" in out
     brcg_bounds.main(["--no-today", "--datasets", "liver", "--C", "6", "--max-iter", "4",
-                      "--bnb-nodes", "20000", "--bound-nodes", "20000", "--strengthen", "0",
+                      "--positive-side-nodes", "2000", "--bnb-nodes", "20000", "--bound-nodes", "20000", "--strengthen", "0",
                       "--no-dive", "--polish-iterations", "50"])
     out = capsys.readouterr().out
     assert calls == [60.0, None] and "Wall-clock limit" not in out
@@ -691,7 +692,7 @@ def test_bounds_table_strengthens_a_fit_whose_last_search_ran_only_with_more_nod
     rows = {}
     for budget in ("20000", "80000"):
         brcg_bounds.main(["--no-today", "--datasets", "liver", "--C", "6", "--max-iter", "50",
-                          "--bnb-nodes", "1000", "--bound-nodes", "20000",
+                          "--positive-side-nodes", "2000", "--bnb-nodes", "1000", "--bound-nodes", "20000",
                           "--final-bound-nodes", "20000", "--strengthen", budget, "--no-times"])
         row = [ln for ln in capsys.readouterr().out.splitlines() if ln.startswith("| liver |")]
         assert len(row) == 1

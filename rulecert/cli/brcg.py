@@ -103,7 +103,7 @@ def add_parser(sub) -> None:
     p.add_argument("--positive-side-nodes", dest="positive_side_node_limit", type=int,
                    default=unset, metavar="N",
                    help="cover LPs of the positive-side pricing proof at the end of a fit "
-                        "whose gap is open (default 0: off; --certify: 200000 per 2000 rows)")
+                        "whose gap is open (default 0: off; --certify: 500000 per 2000 rows)")
     p.add_argument("--polish", action=argparse.BooleanOptionalAction, default=unset,
                    help="after the restricted IP, polish its rule set by local search over "
                         "literals (drop, add or swap a literal, drop or add a clause), reaching "

@@ -127,7 +127,7 @@ class BooleanRuleCGClassifier(BinaryRuleClassifier):
     positive_side_node_limit : int >= 0 or None
         Cover LPs of the positive-side pricing proof at the end of a fit whose gap is open
         (``ColGenOptions.positive_side_node_limit``): 0, the default, is off;
-        ``certification_options`` gives 200,000 per 2000 rows.
+        ``certification_options`` gives 500,000 per 2000 rows.
     polish : bool
         After the restricted IP, polish its rule set by local search over literals (drop,
         add or swap a literal, drop a clause, add a clause), reaching clauses that no pricing

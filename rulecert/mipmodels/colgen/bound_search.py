@@ -15,8 +15,6 @@ from __future__ import annotations
 import math
 import time
 
-import numpy as np
-
 from ...monitor import interrupt_requested
 from .bounds import (NODES_STOPPED, DualSearch, Duals, complexity_dual_descent,
                      complexity_dual_search)
@@ -309,9 +307,9 @@ def raise_bound_with_time_left(run: Run, ip: RestrictedIP) -> None:
                        phase="bound search with the time left", nodes=used[0])
 
 
-POSITIVE_SIDE_RUNGS = 4
-""":func:`positive_side_search` tries at most this many thresholds (bounds), the highest
-first."""
+POSITIVE_SIDE_TRIES = 6
+""":func:`positive_side_search` bisects over the bound it tries to prove, with at most this
+many proofs, each with half the node budget left (the last with all of it)."""
 
 
 def positive_side_search(run: Run, ip: RestrictedIP) -> None:
@@ -321,11 +319,13 @@ def positive_side_search(run: Run, ip: RestrictedIP) -> None:
     At the duals of the master LP over every column held (those of pricing, the dive,
     polishing and gap closing: the highest LP value the columns give), bound (1) of
     ``bounds.py`` is ``L + N z`` with ``z`` a proven lower bound on every clause's reduced
-    cost.  With an integral objective the search tries the thresholds ``u`` that make it
-    each integer from ``ceil(L)`` (at most the objective) down to just above the bound so
-    far, the highest first, each ``u = (k - 1 - L) / N`` (a little above); otherwise the
-    bounds halfway and all the way to ``L``.  A failed proof still proves its own bound, which
-    is kept when it is better.  Skipped in the penalized form, after Ctrl-C, the callback, the
+    cost.  The search bisects over the bound ``k`` it tries to prove, between the bound so far
+    and ``L`` (rounded up when the objective is integral, at most the objective; the most
+    first when at most two integers above the bound so far), proving ``z >= u = (k - 1 - L)
+    / N`` (a little above: then ``L + N z`` rounds up to ``k``; ``(k - L) / N`` when not
+    integral); a proof that completes raises the floor, one that fails or reaches its share
+    of the budget lowers the ceiling.  A proof that does not complete still proves its own
+    bound, which is kept when it is better.  Skipped in the penalized form, after Ctrl-C, the callback, the
     memory cap or the time limit, and when no threshold can beat the bound so far.  The
     record is ``run.positive_side`` (the certificate's ``stats["positive_side"]``)."""
     from .bounds import knapsack_bound, read_duals
@@ -348,20 +348,22 @@ def positive_side_search(run: Run, ip: RestrictedIP) -> None:
     duals = read_duals(st, res.objective, mu, lam, o.empty_clause)
     L, N = duals.lagrangian, math.floor(st.C / 2.0 + 1e-9)
     rec["lp"] = res.objective
-    top = min(st.round_bound(L), ip.objective)
-    if st.integral:
-        targets = [k for k in np.arange(top, run.best_bound, -1.0)][:POSITIVE_SIDE_RUNGS]
-    else:
-        targets = [top, 0.5 * (top + run.best_bound)]
-    if N < 1 or not targets or top <= run.best_bound:
+    hi = min(st.round_bound(L), ip.objective)        # the most these duals can give
+    lo = run.best_bound
+    if N < 1 or hi <= lo:
         rec["skipped"] = "no threshold can beat the bound so far"
         return
-    for k in targets:
-        # integral: just above what rounds up to k (round_bound's tolerance is 1e-6)
-        u = (k - st.gran + (1e-5 if st.integral else 0.0) - L) / N
-        if u >= 0 or interrupt_requested():
-            continue
-        left = None if budget is None else budget - rec["nodes"]
+    for tries_left in range(POSITIVE_SIDE_TRIES, 0, -1):
+        if hi - lo <= (st.gran or 1e-3 * max(1.0, abs(hi))) * 0.5 or interrupt_requested():
+            break
+        # the bound tried: halfway (an integer above lo when integral); its threshold u is
+        # just above what rounds up to it (round_bound's tolerance is 1e-6)
+        k = max(lo + 1, math.ceil(0.5 * (lo + hi) - 1e-9)) if st.integral else 0.5 * (lo + hi)
+        if tries_left == POSITIVE_SIDE_TRIES and st.integral and hi - lo <= 2:
+            k = hi                                      # near: the most first
+        u = min(0.0, (k - st.gran + (1e-5 if st.integral else 0.0) - L) / N)
+        left = None if budget is None else (budget - rec["nodes"]) // (
+            1 if tries_left == 1 else 2)
         if left is not None and left <= 0:
             break
         r = positive_side_bound(st.X, duals.v, duals.const, duals.lit, st.D, upper=u,
@@ -376,7 +378,11 @@ def positive_side_search(run: Run, ip: RestrictedIP) -> None:
             run.bound_kind = (f"lagrangian at the final master LP's duals, pricing proven "
                               f"by the positive-side search (every clause's reduced cost "
                               f">= {r.bound:.6g}; {rec['nodes']} cover LPs)")
-        if r.complete or r.stopped in ("deadline", "interrupted"):
+        if r.stopped in ("deadline", "interrupted"):
             break
+        if r.complete:
+            lo = max(lo, b)
+        else:
+            hi = k - st.gran if st.integral else k
     rec["bound"], rec["seconds"] = run.best_bound, time.perf_counter() - t0
     run.check_stop("the positive-side pricing proof", overriding=True)

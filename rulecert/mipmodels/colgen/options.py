@@ -177,12 +177,12 @@ class ColGenOptions:
     """Cover LPs of the positive-side pricing proof at the end of a solve whose gap is open
     (``bound_search.positive_side_search``, ``pricing/positive.py``): at the duals of the
     master LP over every column held, it proves ``rc >= u`` for every clause, ``u`` the
-    threshold that makes the Lagrangian bound (``bounds.py``, ``L + N u``) the next integers
-    below the LP bound, the highest first.  It branches on the groups a clause covers, not on
+    threshold that makes the Lagrangian bound (``bounds.py``, ``L + N u``) an integer
+    between the bound so far and the LP bound, bisected.  It branches on the groups a clause covers, not on
     literals, and proves such thresholds where the literal branch-and-bound cannot (WDBC at
     C = 10: the bound 9 -> 11 over the objective 12).  0: off (the default: each cover LP
     costs milliseconds); None: no limit; :func:`.presets.certification_options` gives
-    200,000 per 2000 rows."""
+    500,000 per 2000 rows."""
     workers: int = 1
     """Threads of the branch-and-bound searches (pricing, the bound's searches, gap
     closing: ``pricing/bnb.py`` deals the tree to them, deterministically for a given

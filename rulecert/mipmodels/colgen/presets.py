@@ -36,7 +36,7 @@ def certification_options(rows: int, *, max_iter: int = 100, bnb_nodes: int = 30
                           bound_nodes: int = 1_000_000,
                           final_bound_nodes: int = 100_000_000,
                           dive_nodes: int = 5_000_000, polish_iterations: int = 2000,
-                          positive_side_nodes: int = 200_000) -> dict:
+                          positive_side_nodes: int = 500_000) -> dict:
     """The column-generation limits of a certification run on ``rows`` rows (node counts
     per :data:`ROWS_PER_BUDGET` rows): ``max_iter`` iterations, branch-and-bound pricing of
     ``bnb_nodes`` nodes per call, ``ip_nodes`` restricted-IP nodes, gap closing up to
