@@ -425,3 +425,28 @@ def test_certify_strengthens_a_fit_that_max_iter_stopped_before_its_last_search(
     assert not early["proven_optimal"] and early["lower_bound"] <= opt + 1e-9
     assert early["stats"]["bound_strengthening"]["skipped"].startswith(
         "the fit stopped before its first pricing call")
+
+
+def test_certify_runs_the_positive_side_proof_and_prints_it(tmp_path, capsys):
+    """``--certify`` gives the positive-side proof its budget (``certification_options``);
+    on a fit that ``max_iter`` stopped with the gap open it raises the bound (never past
+    brute force), the text output says so on its own line, and ``--positive-side-nodes 0``
+    turns it off."""
+    X, y, parser, base = _tiny_brcg_command(tmp_path, 401, noise=0.3)
+    base += ["--max-iter", "1", "--no-close-gap", "--strengthen-nodes", "1"]
+    _, opt = brute_force_ruleset(X, y, 9, 4)
+
+    def run(*extra):
+        args = parser.parse_args(base + list(extra))
+        args.func(args)
+        return capsys.readouterr().out
+
+    on = run("--certify", "--json")
+    cert = json.loads(on)["certificate"]
+    rec = cert["stats"]["positive_side"]
+    assert rec["bound"] > rec["bound_before"] and rec["bound"] == cert["lower_bound"] <= opt
+    assert "positive-side search" in cert["stats"]["bound_kind"]
+    text = run("--certify")
+    assert f"positive side   : bound {rec['bound_before']:g} -> {rec['bound']:g} with " in text
+    off = json.loads(run("--certify", "--positive-side-nodes", "0", "--json"))["certificate"]
+    assert off["stats"]["positive_side"] is None and off["lower_bound"] < cert["lower_bound"]

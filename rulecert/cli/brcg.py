@@ -279,6 +279,12 @@ def run(args) -> int:
               f"nodes in {b['seconds']:.1f}s" + (" (interrupted)" if b["interrupted"] else
                                                  f"; ended: {b['ended']}" if b.get("ended")
                                                  else ""))
+    if s.get("positive_side"):
+        b = s["positive_side"]
+        print(f"positive side   : skipped: {b['skipped']}" if b.get("skipped") else
+              f"positive side   : bound {b['bound_before']:g} -> {b['bound']:g} with "
+              f"{b['nodes']} cover LPs in {b['seconds']:.1f}s at the final master LP "
+              f"{b['lp']:.6g}")
     if s.get("dive"):
         dv = s["dive"]
         found = "no rule set" if dv["objective"] is None else f"objective {dv['objective']:g}"

@@ -88,8 +88,10 @@ class _CoverLP:
         self.d, self.nc = d, nc
         self.upper = np.ones(d)
 
-    def bound(self, M: np.ndarray) -> float:
-        """A lower bound on ``F(M)`` (``M`` a bool mask of the allowed literals)."""
+    def bound(self, M: np.ndarray) -> tuple[float, float, np.ndarray]:
+        """A lower bound on ``F(M)`` (``M`` a bool mask of the allowed literals), and the
+        same duals' bound on ``F`` of any smaller mask ``M'``: ``base + neg @ M'`` (its
+        literals' negative reduced costs drop out), as ``(value, base, neg)``."""
         up = M.astype(float)
         diff = np.flatnonzero(up != self.upper)
         if len(diff):
@@ -100,15 +102,19 @@ class _CoverLP:
         duals = lp_row_duals(self.h)
         if duals is None:                   # no dual solution: the duals 0 (still valid)
             duals = np.zeros(1 + self.nc)
-        return self._dual_value(duals, up)
+        base, neg = self._dual_function(duals)
+        return base + float(neg @ up), base, neg
 
-    def _dual_value(self, duals: np.ndarray, up: np.ndarray) -> float:
+    def _dual_function(self, duals: np.ndarray) -> tuple[float, np.ndarray]:
+        """The LP's Lagrangian dual at ``duals``, as the part that does not depend on the
+        mask and the literals' ``min(0, reduced cost)``."""
         p0 = float(duals[0])                # the row 1 <= sum y <= D: either sign
         pc = np.maximum(0.0, duals[1:])     # the cover rows (>=): duals >= 0
         ry = self.lit - p0 - pc @ self.F if self.nc else np.full(self.d, self.lit - p0)
         rz = self.w - pc
-        return (p0 * (1.0 if p0 >= 0 else self.D) + float(pc.sum())
-                + float(np.minimum(0.0, ry) @ up) + float(np.minimum(0.0, rz).sum()))
+        base = (p0 * (1.0 if p0 >= 0 else self.D) + float(pc.sum())
+                + float(np.minimum(0.0, rz).sum()))
+        return base, np.minimum(0.0, ry)
 
 
 def positive_side_bound(X: np.ndarray, v: np.ndarray, const: float, lit: float,
@@ -134,8 +140,9 @@ def positive_side_bound(X: np.ndarray, v: np.ndarray, const: float, lit: float,
         return PositiveSideResult(min(state["bound"], left), not stopped, state["nodes"],
                                   time.perf_counter() - t0, stopped)
 
-    # a stack of (first group index allowed, meet, gain so far, inherited subtree bound)
-    stack = [(0, np.ones(X.shape[1], dtype=bool), 0.0, -math.inf)]
+    # a stack of (first group index allowed, meet, gain so far, inherited subtree bound,
+    # a lower bound on F(meet) from the parent's duals)
+    stack = [(0, np.ones(X.shape[1], dtype=bool), 0.0, -math.inf, -math.inf)]
     while stack:
         if node_limit is not None and state["nodes"] >= node_limit:
             return result("node_limit", min(s[3] for s in stack))
@@ -144,9 +151,11 @@ def positive_side_bound(X: np.ndarray, v: np.ndarray, const: float, lit: float,
                 or interrupt_requested()):
             return result("interrupted" if interrupt_requested() else "deadline",
                           min(s[3] for s in stack))
-        first, meet, m, _ = stack.pop()
+        first, meet, m, _, floor = stack.pop()
         state["nodes"] += 1
-        head = const + lp.bound(meet) - m                 # clauses with T_S = T exactly
+        value, base, neg = lp.bound(meet)
+        F = max(value, floor)
+        head = const + F - m                              # clauses with T_S = T exactly
         cand = first + np.flatnonzero(Xg[first:] @ meet)  # groups that can still be added
         g = gain[cand]
         suffix = np.cumsum(g[::-1])[::-1]                 # their gain from each one on
@@ -157,12 +166,18 @@ def positive_side_bound(X: np.ndarray, v: np.ndarray, const: float, lit: float,
             below = head - suffix[0] if len(g) else math.inf
             return result("failed", min([s[3] for s in stack] + [below]))
         children = []
-        for i, gi, si in zip(cand, g, suffix):
-            sub = head - si                               # clauses of the child's subtree
-            if sub >= upper:
+        meets = Xg[cand] & meet
+        # F of each child's meet, at least F(meet) and at least these duals' bound on it
+        Fc = np.maximum(F, base + meets @ neg)
+        for i, gi, si, Fi, Mi in zip(cand, g, suffix, Fc, meets):
+            if head - si >= upper:
                 # every later child's subtree is bounded higher still (smaller suffix)
-                state["bound"] = min(state["bound"], sub)
+                state["bound"] = min(state["bound"], head - si)
                 break
-            children.append((int(i) + 1, meet & Xg[i], m + gi, sub))
+            sub = const + Fi - m - si                     # clauses of the child's subtree
+            if sub >= upper:
+                state["bound"] = min(state["bound"], sub)
+                continue
+            children.append((int(i) + 1, Mi, m + gi, sub, Fi))
         stack.extend(reversed(children))                  # the largest gain first
     return result("")
