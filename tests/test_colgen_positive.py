@@ -108,3 +108,19 @@ def test_positive_side_search_raises_a_solves_bound_and_never_passes_brute_force
             assert "positive-side search" in cert.stats["bound_kind"]
             assert "positive-side search" in cert.message
     assert raised >= 4 and optimal >= 2, (raised, optimal)
+
+
+def test_positive_side_bound_stops_at_its_deadline_and_on_ctrl_c(monkeypatch):
+    """A passed deadline or Ctrl-C stops the search before its first cover LP, as such (not
+    complete), with a bound that is still valid (here the trivial one)."""
+    import time
+
+    from rulecert.mipmodels.colgen.pricing import positive
+    rng = np.random.default_rng(11)
+    X, v, const, lit, D = _random_pricing(rng)
+    opt = _min_reduced_cost(X, v, const, lit, D)
+    r = positive_side_bound(X, v, const, lit, D, opt - 1e-3, deadline=time.perf_counter() - 1)
+    assert (r.stopped, r.complete, r.nodes) == ("deadline", False, 0) and r.bound <= opt
+    monkeypatch.setattr(positive, "interrupt_requested", lambda: True)
+    r = positive_side_bound(X, v, const, lit, D, opt - 1e-3)
+    assert (r.stopped, r.complete, r.nodes) == ("interrupted", False, 0) and r.bound <= opt

@@ -307,6 +307,8 @@ def raise_bound_with_time_left(run: Run, ip: RestrictedIP) -> None:
                        phase="bound search with the time left", nodes=used[0])
 
 
+POSITIVE_SIDE_TIME_SHARE = 0.5
+"""Under a time limit, :func:`positive_side_search` stops at this share of the time left."""
 POSITIVE_SIDE_TRIES = 6
 """:func:`positive_side_search` bisects over the bound it tries to prove, with at most this
 many proofs, each with half the node budget left (the last with all of it)."""
@@ -326,7 +328,8 @@ def positive_side_search(run: Run, ip: RestrictedIP) -> None:
     integral); a proof that completes raises the floor, one that fails or reaches its share
     of the budget lowers the ceiling.  A proof that does not complete still proves its own
     bound, which is kept when it is better.  Skipped in the penalized form, after Ctrl-C, the callback, the
-    memory cap or the time limit, and when no threshold can beat the bound so far.  The
+    memory cap or the time limit, and when no threshold can beat the bound so far; under a
+    time limit it stops at :data:`POSITIVE_SIDE_TIME_SHARE` of the time left.  The
     record is ``run.positive_side`` (the certificate's ``stats["positive_side"]``)."""
     from .bounds import knapsack_bound, read_duals
     from .pricing.positive import positive_side_bound
@@ -337,6 +340,9 @@ def positive_side_search(run: Run, ip: RestrictedIP) -> None:
             or run.end.expired()):
         return
     t0 = time.perf_counter()
+    # under a time limit, half the time left (the other half raises the bound by the
+    # complexity-dual descent, raise_bound_with_time_left)
+    end = None if run.end.end is None else t0 + POSITIVE_SIDE_TIME_SHARE * (run.end.end - t0)
     run.master.to_lp()
     res, mu, lam = run.master.solve_lp(seconds_left(run.end))
     rec = {"lp": None, "tries": [], "nodes": 0, "bound_before": run.best_bound,
@@ -367,7 +373,7 @@ def positive_side_search(run: Run, ip: RestrictedIP) -> None:
         if left is not None and left <= 0:
             break
         r = positive_side_bound(st.X, duals.v, duals.const, duals.lit, st.D, upper=u,
-                                node_limit=left, deadline=run.end.end)
+                                node_limit=left, deadline=end)
         rec["nodes"] += r.nodes
         b = knapsack_bound(st, duals, [(2, r.bound)], ip.objective)
         rec["tries"].append({"target": float(k), "threshold": u, "proven": r.bound,
