@@ -310,8 +310,7 @@ def raise_bound_with_time_left(run: Run, ip: RestrictedIP) -> None:
 POSITIVE_SIDE_TIME_SHARE = 0.5
 """Under a time limit, :func:`positive_side_search` stops at this share of the time left."""
 POSITIVE_SIDE_TRIES = 6
-""":func:`positive_side_search` bisects over the bound it tries to prove, with at most this
-many proofs, each with half the node budget left (the last with all of it)."""
+""":func:`positive_side_search` makes at most this many proofs."""
 
 
 def positive_side_search(run: Run, ip: RestrictedIP) -> None:
@@ -321,16 +320,18 @@ def positive_side_search(run: Run, ip: RestrictedIP) -> None:
     At the duals of the master LP over every column held (those of pricing, the dive,
     polishing and gap closing: the highest LP value the columns give), bound (1) of
     ``bounds.py`` is ``L + N z`` with ``z`` a proven lower bound on every clause's reduced
-    cost.  The search bisects over the bound ``k`` it tries to prove, between the bound so far
-    and ``L`` (rounded up when the objective is integral, at most the objective; the most
-    first when at most two integers above the bound so far), proving ``z >= u = (k - 1 - L)
-    / N`` (a little above: then ``L + N z`` rounds up to ``k``; ``(k - L) / N`` when not
-    integral); a proof that completes raises the floor, one that fails or reaches its share
-    of the budget lowers the ceiling.  A proof that does not complete still proves its own
-    bound, which is kept when it is better.  Skipped in the penalized form, after Ctrl-C, the callback, the
-    memory cap or the time limit, and when no threshold can beat the bound so far; under a
-    time limit it stops at :data:`POSITIVE_SIDE_TIME_SHARE` of the time left.  The
-    record is ``run.positive_side`` (the certificate's ``stats["positive_side"]``)."""
+    cost.  The search tries to prove a bound ``k``, first the most these duals can give, ``L``
+    (rounded up when the objective is integral; at most the objective), by proving ``z >= u
+    = (k - 1 - L) / N`` (a little above: then ``L + N z`` rounds up to ``k``; ``(k - L) / N``
+    when not integral), each proof with half the node budget left (the last with all of it),
+    at most :data:`POSITIVE_SIDE_TRIES`.  A proof that fails shows a clause below ``u`` (the
+    cover IP's witness, ``pricing/positive.py``): the next ``k`` is then the most that
+    clause leaves possible; one that its node limit stopped is followed by ``k`` halfway
+    down to the bound so far.  A proof that does not complete still proves its own bound,
+    which is kept when it is better.  Skipped in the penalized form, after Ctrl-C, the
+    callback, the memory cap or the time limit, and when no threshold can beat the bound so
+    far; under a time limit it stops at :data:`POSITIVE_SIDE_TIME_SHARE` of the time left.
+    The record is ``run.positive_side`` (the certificate's ``stats["positive_side"]``)."""
     from .bounds import knapsack_bound, read_duals
     from .pricing.positive import positive_side_bound
     o, st = run.o, run.st
@@ -345,7 +346,7 @@ def positive_side_search(run: Run, ip: RestrictedIP) -> None:
     end = None if run.end.end is None else t0 + POSITIVE_SIDE_TIME_SHARE * (run.end.end - t0)
     run.master.to_lp()
     res, mu, lam = run.master.solve_lp(seconds_left(run.end))
-    rec = {"lp": None, "tries": [], "nodes": 0, "bound_before": run.best_bound,
+    rec = {"lp": None, "tries": [], "nodes": 0, "exact": 0, "bound_before": run.best_bound,
            "bound": run.best_bound, "seconds": 0.0}
     run.positive_side = rec
     if mu is None:
@@ -359,14 +360,11 @@ def positive_side_search(run: Run, ip: RestrictedIP) -> None:
     if N < 1 or hi <= lo:
         rec["skipped"] = "no threshold can beat the bound so far"
         return
+    k = hi                                              # the most first
     for tries_left in range(POSITIVE_SIDE_TRIES, 0, -1):
-        if hi - lo <= (st.gran or 1e-3 * max(1.0, abs(hi))) * 0.5 or interrupt_requested():
+        if k <= lo or interrupt_requested():
             break
-        # the bound tried: halfway (an integer above lo when integral); its threshold u is
-        # just above what rounds up to it (round_bound's tolerance is 1e-6)
-        k = max(lo + 1, math.ceil(0.5 * (lo + hi) - 1e-9)) if st.integral else 0.5 * (lo + hi)
-        if tries_left == POSITIVE_SIDE_TRIES and st.integral and hi - lo <= 2:
-            k = hi                                      # near: the most first
+        # the threshold just above what rounds up to k (round_bound's tolerance is 1e-6)
         u = min(0.0, (k - st.gran + (1e-5 if st.integral else 0.0) - L) / N)
         left = None if budget is None else (budget - rec["nodes"]) // (
             1 if tries_left == 1 else 2)
@@ -375,20 +373,27 @@ def positive_side_search(run: Run, ip: RestrictedIP) -> None:
         r = positive_side_bound(st.X, duals.v, duals.const, duals.lit, st.D, upper=u,
                                 node_limit=left, deadline=end)
         rec["nodes"] += r.nodes
+        rec["exact"] += r.exact
         b = knapsack_bound(st, duals, [(2, r.bound)], ip.objective)
         rec["tries"].append({"target": float(k), "threshold": u, "proven": r.bound,
                              "complete": r.complete, "stopped": r.stopped, "nodes": r.nodes,
-                             "bound": b})
+                             "bound": b, "witness_rc": r.witness_rc})
         if b > run.best_bound:
             run.best_bound = b
             run.bound_kind = (f"lagrangian at the final master LP's duals, pricing proven "
                               f"by the positive-side search (every clause's reduced cost "
                               f">= {r.bound:.6g}; {rec['nodes']} cover LPs)")
-        if r.stopped in ("deadline", "interrupted"):
+        if r.complete or r.stopped in ("deadline", "interrupted"):
             break
-        if r.complete:
-            lo = max(lo, b)
-        else:
-            hi = k - st.gran if st.integral else k
+        hi = k - st.gran if st.integral else k
+        if r.witness_rc is not None:
+            # a clause of this reduced cost exists: no pricing bound above it, so no bound
+            # (1) above B - t C + N rc (the most left to try)
+            hi = min(hi, st.round_bound(duals.base - duals.lam * st.C + N * r.witness_rc))
+            k = hi
+        else:   # the node limit: halfway down
+            k = max(lo + 1, math.ceil(0.5 * (lo + hi) - 1e-9)) if st.integral \
+                else 0.5 * (lo + hi)
+        lo = max(lo, b)
     rec["bound"], rec["seconds"] = run.best_bound, time.perf_counter() - t0
     run.check_stop("the positive-side pricing proof", overriding=True)

@@ -177,8 +177,8 @@ class ColGenOptions:
     """Cover LPs of the positive-side pricing proof at the end of a solve whose gap is open
     (``bound_search.positive_side_search``, ``pricing/positive.py``): at the duals of the
     master LP over every column held, it proves ``rc >= u`` for every clause, ``u`` the
-    threshold that makes the Lagrangian bound (``bounds.py``, ``L + N u``) an integer
-    between the bound so far and the LP bound, bisected.  It branches on the groups a clause covers, not on
+    threshold that makes the Lagrangian bound (``bounds.py``, ``L + N u``) the LP bound
+    rounded up, or lower when a clause below it exists or the proof is too costly.  It branches on the groups a clause covers, not on
     literals, and proves such thresholds where the literal branch-and-bound cannot (WDBC at
     C = 10: the bound 9 -> 11 over the objective 12).  0: off (the default: each cover LP
     costs milliseconds); None: no limit; :func:`.presets.certification_options` gives

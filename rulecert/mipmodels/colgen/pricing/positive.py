@@ -47,6 +47,8 @@ from ...highs import lp_row_duals, new_highs
 
 CHECK_EVERY = 32
 """The deadline and Ctrl-C are checked every this many nodes."""
+EXACT_NODE_LIMIT = 2000
+"""HiGHS nodes of a cover IP (solved where a set's cover LP would fail the proof)."""
 
 
 @dataclasses.dataclass
@@ -62,6 +64,12 @@ class PositiveSideResult:
     stopped: str = ""
     """Why the search ended early: "failed" (a set of gain groups bounded below ``upper``),
     "node_limit", "deadline", "interrupted"; empty when complete."""
+    exact: int = 0
+    """Cover IPs solved (at sets whose cover LP fell below ``upper``)."""
+    witness: tuple | None = None
+    """When the proof failed at a set whose cover IP's best clause costs less than
+    ``upper``: that clause (no proof of ``upper`` at these duals exists)."""
+    witness_rc: float | None = None
 
 
 class _CoverLP:
@@ -71,12 +79,19 @@ class _CoverLP:
     HiGHS's row duals (valid for any duals)."""
 
     def __init__(self, Xc: np.ndarray, w: np.ndarray, lit: float, D: int):
-        import highspy
         d, nc = Xc.shape[1], Xc.shape[0]
         self.lit, self.D, self.w = float(lit), int(D), w
         self.F = ~Xc                                      # cost group c excluded by literal j
-        self.h = h = new_highs(threads=1)
-        h.setOptionValue("presolve", "off")
+        self.d, self.nc = d, nc
+        self.h = self._model()
+        self.h.setOptionValue("presolve", "off")
+        self.upper = np.ones(d)
+        self.mip = None
+
+    def _model(self):
+        import highspy
+        d, nc, w, D = self.d, self.nc, self.w, self.D
+        h = new_highs(threads=1)
         inf = highspy.kHighsInf
         h.addVars(d + nc, np.zeros(d + nc), np.ones(d + nc))
         h.changeColsCost(d + nc, np.arange(d + nc, dtype=np.int32),
@@ -85,8 +100,34 @@ class _CoverLP:
         for c in range(nc):
             idx = np.concatenate([np.flatnonzero(self.F[c]), [d + c]]).astype(np.int32)
             h.addRow(1.0, inf, len(idx), idx, np.ones(len(idx)))
-        self.d, self.nc = d, nc
-        self.upper = np.ones(d)
+        return h
+
+    def exact(self, M: np.ndarray, node_limit: int) -> tuple[float, tuple[int, ...] | None]:
+        """``F(M)`` by the integer program (HiGHS, at most ``node_limit`` nodes): its proven
+        bound (the optimum when it finishes; +inf when no clause fits ``M``), and the
+        literals of its best solution (None: none found)."""
+        import highspy
+        if self.mip is None:
+            self.mip = h = self._model()
+            h.changeColsIntegrality(self.d, np.arange(self.d, dtype=np.int32),
+                                    np.full(self.d, highspy.HighsVarType.kInteger))
+            h.setOptionValue("mip_rel_gap", 0.0)
+            h.setOptionValue("mip_abs_gap", 0.0)
+        h = self.mip
+        h.setOptionValue("mip_max_nodes", int(node_limit))
+        h.changeColsBounds(self.d, np.arange(self.d, dtype=np.int32), np.zeros(self.d),
+                           M.astype(float))
+        h.run()
+        if h.getModelStatus() == highspy.HighsModelStatus.kInfeasible:
+            return math.inf, None
+        info = h.getInfo()
+        bound = float(info.mip_dual_bound)
+        bound = bound if math.isfinite(bound) else -math.inf
+        clause = None
+        if info.primal_solution_status == 2:
+            y = np.asarray(h.getSolution().col_value[:self.d])
+            clause = tuple(int(j) for j in np.flatnonzero(y > 0.5))
+        return bound, clause
 
     def bound(self, M: np.ndarray) -> tuple[float, float, np.ndarray]:
         """A lower bound on ``F(M)`` (``M`` a bool mask of the allowed literals), and the
@@ -119,11 +160,15 @@ class _CoverLP:
 
 def positive_side_bound(X: np.ndarray, v: np.ndarray, const: float, lit: float,
                         max_length: int, upper: float, node_limit: int | None = None,
-                        deadline: float | None = None) -> PositiveSideResult:
+                        deadline: float | None = None,
+                        exact_node_limit: int = EXACT_NODE_LIMIT) -> PositiveSideResult:
     """Prove ``rc(S) = const + lit |S| + sum_{g covered by S} v_g >= upper`` for every clause
     ``S`` of 1..``max_length`` literals over the columns of ``X`` (module doc); the result's
     bound is valid whether or not the proof completes.  ``node_limit`` counts cover LPs;
-    ``deadline`` is a ``time.perf_counter()`` value; Ctrl-C stops the search."""
+    ``deadline`` is a ``time.perf_counter()`` value; Ctrl-C stops the search.  Where a set's
+    cover LP falls below ``upper`` its cover IP is solved (``exact_node_limit`` HiGHS nodes;
+    0: never) before the proof is declared failed: an optimal cover below ``upper`` is a
+    clause below it (the result's ``witness``)."""
     t0 = time.perf_counter()
     if not math.isfinite(upper):
         raise ValueError(f"upper must be finite, got {upper}")
@@ -134,11 +179,17 @@ def positive_side_bound(X: np.ndarray, v: np.ndarray, const: float, lit: float,
     Xg, gain = X[gain_idx], -v[gain_idx]
     cost = v > 0
     lp = _CoverLP(X[cost], v[cost], lit, max_length)
-    state = dict(bound=math.inf, nodes=0)
+    state = dict(bound=math.inf, nodes=0, exact=0)
 
-    def result(stopped: str, left: float = math.inf) -> PositiveSideResult:
+    def result(stopped: str, left: float = math.inf, witness=None) -> PositiveSideResult:
+        rc = None
+        if witness:
+            cov = X[:, list(witness)].all(axis=1)
+            rc = const + lit * len(witness) + float(v[cov].sum())
+            witness = witness if rc < upper else None
         return PositiveSideResult(min(state["bound"], left), not stopped, state["nodes"],
-                                  time.perf_counter() - t0, stopped)
+                                  time.perf_counter() - t0, stopped, state["exact"],
+                                  witness, rc if witness else None)
 
     # a stack of (first group index allowed, meet, gain so far, inherited subtree bound,
     # a lower bound on F(meet) from the parent's duals)
@@ -155,6 +206,12 @@ def positive_side_bound(X: np.ndarray, v: np.ndarray, const: float, lit: float,
         state["nodes"] += 1
         value, base, neg = lp.bound(meet)
         F = max(value, floor)
+        witness = None
+        if const + F - m < upper and exact_node_limit:
+            # the LP says the proof fails here: the cover IP may say otherwise
+            state["exact"] += 1
+            Fx, witness = lp.exact(meet, exact_node_limit)
+            F = max(F, Fx)
         head = const + F - m                              # clauses with T_S = T exactly
         cand = first + np.flatnonzero(Xg[first:] @ meet)  # groups that can still be added
         g = gain[cand]
@@ -164,7 +221,7 @@ def positive_side_bound(X: np.ndarray, v: np.ndarray, const: float, lit: float,
             # a set T whose own clauses may cost less than upper: the proof fails (its
             # subtree and the sets left on the stack keep their bounds)
             below = head - suffix[0] if len(g) else math.inf
-            return result("failed", min([s[3] for s in stack] + [below]))
+            return result("failed", min([s[3] for s in stack] + [below]), witness)
         children = []
         meets = Xg[cand] & meet
         # F of each child's meet, at least F(meet) and at least these duals' bound on it
