@@ -26,6 +26,18 @@ def _instance(seed, n=30, d=8, noise=0.2):
     return X, y
 
 
+def _varied_case(seed):
+    """A tiny instance of 50 rows and 10 features with a mix of settings by ``seed``: CNF
+    every fourth, sample weights every third, and ``(C, D)`` in (9, 4), (8, 3), (10, 4);
+    returns ``X, y, sample_weight, form, C, D``."""
+    X, y = _instance(seed + 900, n=50, d=10, noise=0.3)
+    form = "cnf" if seed % 4 == 3 else "dnf"
+    sw = None if seed % 3 != 1 else \
+        np.random.default_rng(seed).integers(1, 4, len(y)).astype(float)
+    C, D = [(9, 4), (8, 3), (10, 4)][seed % 3]
+    return X, y, sw, form, C, D
+
+
 def _check_certificate(cert, rs, problem, bf_obj, C, **obj_kw):
     score = ruleset_objective(rs, problem, **obj_kw)
     assert math.isclose(score.objective, cert.objective, abs_tol=1e-9)
@@ -993,13 +1005,9 @@ def test_gap_closing_enumeration_gives_the_lagrangian_bound_at_its_duals(monkeyp
     monkeypatch.setattr(gap_closing, "GAP_FIRST_SHARE", 16)
     raised = tried = 0
     for seed in range(12):
-        X, y = _instance(seed + 900, n=50, d=10, noise=0.3)
-        form = "cnf" if seed % 4 == 3 else "dnf"
-        sw = None if seed % 3 != 1 else \
-            np.random.default_rng(seed).integers(1, 4, len(y)).astype(float)
+        X, y, sw, form, C, D = _varied_case(seed)
         fnw = 0.5 if seed % 5 == 2 else 1.0
         p = RuleProblem.from_matrix(X, y, sample_weight=sw)
-        C, D = [(9, 4), (8, 3), (10, 4)][seed % 3]
         obj_kw = dict(clause_penalty=0.5, literal_penalty=0.25) if seed % 6 == 5 else {}
         _, opt = brute_force_ruleset(X, y, C, D, sample_weight=sw, form=form, fn_weight=fnw,
                                      **obj_kw)

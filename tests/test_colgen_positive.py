@@ -9,7 +9,7 @@ from rulecert.mipmodels.colgen import solve
 from rulecert.mipmodels.colgen.pricing.positive import positive_side_bound
 from rulecert.problem import RuleProblem
 from rulecert.reference import brute_force_ruleset
-from test_colgen import _check_certificate, _instance
+from test_colgen import _check_certificate, _varied_case
 
 
 def _min_reduced_cost(X, v, const, lit, D):
@@ -87,12 +87,8 @@ def test_positive_side_search_raises_a_solves_bound_and_never_passes_brute_force
     it is higher (up to the optimum, proven)."""
     raised = optimal = 0
     for seed in range(12):
-        X, y = _instance(seed + 900, n=50, d=10, noise=0.3)
-        form = "cnf" if seed % 4 == 3 else "dnf"
-        sw = None if seed % 3 != 1 else \
-            np.random.default_rng(seed).integers(1, 4, len(y)).astype(float)
+        X, y, sw, form, C, D = _varied_case(seed)
         p = RuleProblem.from_matrix(X, y, sample_weight=sw)
-        C, D = [(9, 4), (8, 3), (10, 4)][seed % 3]
         _, opt = brute_force_ruleset(X, y, C, D, sample_weight=sw, form=form)
         kw = dict(complexity_bound=C, max_clause_length=D, form=form, pricing="heuristic",
                   max_iter=3, bound_search_steps=0, seed=seed, close_gap=False)
