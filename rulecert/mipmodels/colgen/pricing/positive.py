@@ -82,6 +82,7 @@ class _CoverLP:
         d, nc = Xc.shape[1], Xc.shape[0]
         self.lit, self.D, self.w = float(lit), int(D), w
         self.F = ~Xc                                      # cost group c excluded by literal j
+        self.Ff = self.F.astype(np.float64)
         self.d, self.nc = d, nc
         self.h = self._model()
         self.h.setOptionValue("presolve", "off")
@@ -151,7 +152,7 @@ class _CoverLP:
         mask and the literals' ``min(0, reduced cost)``."""
         p0 = float(duals[0])                # the row 1 <= sum y <= D: either sign
         pc = np.maximum(0.0, duals[1:])     # the cover rows (>=): duals >= 0
-        ry = self.lit - p0 - pc @ self.F if self.nc else np.full(self.d, self.lit - p0)
+        ry = self.lit - p0 - pc @ self.Ff if self.nc else np.full(self.d, self.lit - p0)
         rz = self.w - pc
         base = (p0 * (1.0 if p0 >= 0 else self.D) + float(pc.sum())
                 + float(np.minimum(0.0, rz).sum()))
