@@ -153,7 +153,7 @@ def fit_one(name, C, variant, args, kw=None) -> dict:
     ps = cert.stats.get("positive_side")
     if ps:
         out["positive_side"] = {k: ps.get(k) for k in ("nodes", "seconds", "bound_before",
-                                                      "bound", "lp", "skipped")}
+                                                      "bound", "lp", "skipped", "tries")}
     if variant == "new" and getattr(args, "strengthen", None):
         from rulecert.mipmodels.colgen import strengthen_bound
         from rulecert.mipmodels.colgen.presets import scaled_nodes
