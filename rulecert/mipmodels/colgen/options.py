@@ -180,7 +180,7 @@ class ColGenOptions:
     threshold that makes the Lagrangian bound (``bounds.py``, ``L + N u``) the LP bound
     rounded up, or lower when a clause below it exists or the proof is too costly.  It branches on the groups a clause covers, not on
     literals, and proves such thresholds where the literal branch-and-bound cannot (WDBC at
-    C = 10: the bound 9 -> 11 over the objective 12).  0: off (the default: each cover LP
+    C = 10: the bound 3 -> 11 over the objective 12).  0: off (the default: each cover LP
     costs milliseconds); None: no limit; :func:`.presets.certification_options` gives
     500,000 per 2000 rows."""
     workers: int = 1
