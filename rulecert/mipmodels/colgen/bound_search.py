@@ -332,7 +332,7 @@ def positive_side_search(run: Run, ip: RestrictedIP) -> None:
     callback, the memory cap or the time limit, and when no threshold can beat the bound so
     far; under a time limit it stops at :data:`POSITIVE_SIDE_TIME_SHARE` of the time left.
     The record is ``run.positive_side`` (the certificate's ``stats["positive_side"]``)."""
-    from .bounds import knapsack_bound, read_duals
+    from .bounds import complexity_bound_at, read_duals
     from .pricing.positive import positive_side_bound
     o, st = run.o, run.st
     budget = o.positive_side_node_limit
@@ -353,7 +353,7 @@ def positive_side_search(run: Run, ip: RestrictedIP) -> None:
         rec["skipped"] = f"the final master LP failed: {res.message}"
         return
     duals = read_duals(st, res.objective, mu, lam, o.empty_clause)
-    L, N = duals.lagrangian, math.floor(st.C / 2.0 + 1e-9)
+    L, N = duals.lagrangian, st.n_max(ip.objective)
     rec["lp"] = res.objective
     hi = min(st.round_bound(L), ip.objective)        # the most these duals can give
     lo = run.best_bound
@@ -374,7 +374,7 @@ def positive_side_search(run: Run, ip: RestrictedIP) -> None:
                                 node_limit=left, deadline=end)
         rec["nodes"] += r.nodes
         rec["exact"] += r.exact
-        b = knapsack_bound(st, duals, [(2, r.bound)], ip.objective)
+        b = complexity_bound_at(st, duals, r.bound, ip.objective)
         rec["tries"].append({"target": float(k), "threshold": u, "proven": r.bound,
                              "complete": r.complete, "stopped": r.stopped, "nodes": r.nodes,
                              "bound": b, "witness_rc": r.witness_rc})
