@@ -23,22 +23,28 @@ bound, made rigorous by evaluating the LP's Lagrangian dual at the row duals HiG
 duals bound ``F`` on every smaller set of literals (the reduced costs of the literals left
 out drop out), so each child set is screened with its parent's duals before its own LP.
 
-The search is a depth-first enumeration of the sets ``T`` (gain groups by gain, largest
-first; a set is extended only by groups after its last one that share a literal with
-``meet(T)``).  A clause lies in the subtree of ``T`` when ``T_S`` agrees with ``T`` up to
-``T``'s last group, so every clause of the subtree costs at least ``const + F(meet(T)) -
-gain(T) - (gain of the groups that can still be added)``; the subtree is pruned when that is
-``>= upper``.  Clauses with ``T_S = T`` exactly cost at least ``const + F(meet(T)) -
+The search is a depth-first enumeration of the *closed* sets ``T`` (every gain group
+containing ``meet(T)`` is in ``T``: a clause within ``meet(T)`` covers them all, so ``T_S``
+is always closed), each generated once, as closed itemsets are mined (LCM's
+prefix-preserving extension): gain groups by gain, largest first; a set is extended by a
+group after its last one that shares a literal with ``meet(T)``, then closed, and the
+extension is dropped when the closure takes in an earlier group (its sets are reached
+from that group's branch).  A clause lies in the subtree of ``T`` when ``T_S`` agrees with
+``T`` up to ``T``'s last group, so every clause of the subtree costs at least ``const +
+F(meet(T)) - gain(T) - (gain of the later groups that share a literal with meet(T))``; the
+subtree is pruned when that is ``>= upper``.  Clauses with ``T_S = T`` exactly cost at least ``const + F(meet(T)) -
 gain(T)``; when that falls below ``upper`` the proof fails and the search stops (a clause
 below ``upper`` may exist).  The bound returned is the least of every such figure met, and
 of the subtrees left when the node limit, the deadline or Ctrl-C stopped it: valid in every
 case, and (the bounds of a node's children never below its own) non-decreasing in the node
-limit.  Where a set's cover LP falls below ``upper``, its cover IP (HiGHS, node-limited) is
-solved before the proof is declared failed: a failed proof then holds a clause below
-``upper`` (the result's ``witness``), and without limits the proof completes exactly when
-no clause is below ``upper``.  Measured at WDBC's final master LP duals at C = 10 (LP
-10.72): ``min rc >= -0.1436`` proven in 87,114 cover LPs (241 s on a shared machine), where
-the literal branch-and-bound's bound stays at -21.9 after 5 x 10^6 nodes.
+limit.  A set is first bounded with its parent's duals; its own cover LP is solved only
+when they leave a child unpruned.  Where a set's cover LP falls
+below ``upper``, its cover IP (HiGHS, node-limited) is solved before the proof is declared
+failed: a failed proof then holds a clause below ``upper`` (the result's ``witness``), and
+without limits the proof completes exactly when no clause is below ``upper``.  Measured at
+WDBC's final master LP duals at C = 10 (LP 10.72): ``min rc >= -0.1436`` proven in 41,895
+cover LPs (87,114 over every set of gain groups), where the literal branch-and-bound's bound
+stays at -21.9 after 5 x 10^6 nodes.
 """
 from __future__ import annotations
 
@@ -198,18 +204,63 @@ def positive_side_bound(X: np.ndarray, v: np.ndarray, const: float, lit: float,
                                   time.perf_counter() - t0, stopped, state["exact"],
                                   witness, rc if witness else None)
 
-    # a stack of (first group index allowed, meet, gain so far, inherited subtree bound,
-    # a lower bound on F(meet) from the parent's duals)
-    stack = [(0, np.ones(X.shape[1], dtype=bool), 0.0, -math.inf, -math.inf)]
+    # a stack of (first group index allowed, the set T as a mask over the gain groups,
+    # meet(T), gain(T), inherited subtree bound, a lower bound on F(meet) from the parent's
+    # duals, those duals as (base, neg)).  T is always closed: every gain group containing
+    # meet(T) is in T (the groups any clause within meet(T) covers).
+    Xn = ~Xg
+    root = Xg.all(axis=1)                             # groups every clause covers
+    stack = [(0, root, np.ones(X.shape[1], dtype=bool), float(gain[root].sum()), -math.inf,
+              -math.inf, None)]
+
+    def candidates(first, inT, meet):
+        c = first + np.flatnonzero(Xg[first:] @ meet)  # groups that can still be added
+        return c[~inT[c]]
+
+    def expand(first, inT, meet, m, F, base, neg):
+        """The node's own bound, and its children (or None when the figures fall below
+        ``upper`` at the node itself), with the bounds met on the way."""
+        head = const + F - m
+        if head < upper:
+            return head, None, []
+        cand = candidates(first, inT, meet)
+        g = gain[cand]
+        suffix = np.cumsum(g[::-1])[::-1]                 # their gain from each one on
+        meets = Xg[cand] & meet
+        contains = ~(meets @ Xn.T)                        # group h contains child i's meet
+        Fc = np.maximum(F, base + meets @ neg)
+        met, children = [head], []
+        for k, (i, si, Fi, Mi) in enumerate(zip(cand, suffix, Fc, meets)):
+            if head - si >= upper:
+                met.append(head - si)
+                break
+            closed = inT | contains[k]
+            if (closed[:i] & ~inT[:i]).any():
+                continue        # an earlier group outside T is covered: an empty subtree
+            mi = float(gain[closed].sum())
+            later = (Xg[i + 1:] @ Mi) & ~closed[i + 1:]
+            sub = const + Fi - mi - float(gain[i + 1:][later].sum())
+            if sub >= upper:
+                met.append(sub)
+                continue
+            children.append((int(i) + 1, closed, Mi, mi, sub, Fi))
+        return head, children, met
+
     while stack:
         if node_limit is not None and state["nodes"] >= node_limit:
-            return result("node_limit", min(s[3] for s in stack))
+            return result("node_limit", min(s[4] for s in stack))
         if state["nodes"] % CHECK_EVERY == 0 and (
                 deadline is not None and time.perf_counter() >= deadline
                 or interrupt_requested()):
             return result("interrupted" if interrupt_requested() else "deadline",
-                          min(s[3] for s in stack))
-        first, meet, m, _, floor = stack.pop()
+                          min(s[4] for s in stack))
+        first, inT, meet, m, _, floor, pd = stack.pop()
+        if pd is not None:
+            # first the parent's duals: when they prune every child, no LP is needed here
+            head, children, met = expand(first, inT, meet, m, floor, *pd)
+            if children == []:
+                state["bound"] = min(state["bound"], *met)
+                continue
         state["nodes"] += 1
         value, base, neg = lp.bound(meet)
         F = max(value, floor)
@@ -219,29 +270,14 @@ def positive_side_bound(X: np.ndarray, v: np.ndarray, const: float, lit: float,
             state["exact"] += 1
             Fx, witness = lp.exact(meet, exact_node_limit)
             F = max(F, Fx)
-        head = const + F - m                              # clauses with T_S = T exactly
-        cand = first + np.flatnonzero(Xg[first:] @ meet)  # groups that can still be added
-        g = gain[cand]
-        suffix = np.cumsum(g[::-1])[::-1]                 # their gain from each one on
-        state["bound"] = min(state["bound"], head)
-        if head < upper:
+        head, children, met = expand(first, inT, meet, m, F, base, neg)
+        if children is None:
             # a set T whose own clauses may cost less than upper: the proof fails (its
             # subtree and the sets left on the stack keep their bounds)
-            below = head - suffix[0] if len(g) else math.inf
-            return result("failed", min([s[3] for s in stack] + [below]), witness)
-        children = []
-        meets = Xg[cand] & meet
-        # F of each child's meet, at least F(meet) and at least these duals' bound on it
-        Fc = np.maximum(F, base + meets @ neg)
-        for i, gi, si, Fi, Mi in zip(cand, g, suffix, Fc, meets):
-            if head - si >= upper:
-                # every later child's subtree is bounded higher still (smaller suffix)
-                state["bound"] = min(state["bound"], head - si)
-                break
-            sub = const + Fi - m - si                     # clauses of the child's subtree
-            if sub >= upper:
-                state["bound"] = min(state["bound"], sub)
-                continue
-            children.append((int(i) + 1, Mi, m + gi, sub, Fi))
-        stack.extend(reversed(children))                  # the largest gain first
+            cand = candidates(first, inT, meet)
+            below = head - gain[cand].sum() if len(cand) else math.inf
+            state["bound"] = min(state["bound"], head)
+            return result("failed", min([s[4] for s in stack] + [below]), witness)
+        state["bound"] = min(state["bound"], *met)
+        stack.extend((*c, (base, neg)) for c in reversed(children))   # the largest gain first
     return result("")
