@@ -226,7 +226,7 @@ def positive_side_bound(X: np.ndarray, v: np.ndarray, const: float, lit: float,
 
     # a stack of (first group index allowed, the set T as a mask over the gain groups,
     # meet(T), gain(T), inherited subtree bound, a lower bound on F(meet) from the parent's
-    # duals, those duals as (base, neg)).  T is always closed: every gain group containing
+    # duals, those duals as (base, neg), the parent's cover LP model).  T is always closed: every gain group containing
     # meet(T) is in T (the groups any clause within meet(T) covers).
     Xn = ~Xg
     root = Xg.all(axis=1)                             # groups every clause covers
