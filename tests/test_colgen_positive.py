@@ -65,13 +65,12 @@ def test_positive_side_bound_never_exceeds_brute_force_and_grows_with_its_node_l
 def _closed_sets(X, v):
     """The sets T of gain groups (``v < 0``) with a nonempty meet that hold every gain group
     containing their meet (plus the empty set): the sets the proof can visit."""
-    gain = np.flatnonzero(v < 0)
+    G = X[v < 0]
     count = 1
-    for k in range(1, len(gain) + 1):
-        for T in itertools.combinations(gain, k):
-            meet = X[list(T)].all(axis=0)
-            if meet.any() and set(np.flatnonzero(X[gain][:, meet].all(axis=1))) == set(
-                    range(len(gain))) & {int(np.flatnonzero(gain == t)[0]) for t in T}:
+    for k in range(1, len(G) + 1):
+        for T in itertools.combinations(range(len(G)), k):
+            meet = G[list(T)].all(axis=0)
+            if meet.any() and set(np.flatnonzero(G[:, meet].all(axis=1))) == set(T):
                 count += 1
     return count
 
