@@ -95,15 +95,14 @@ class _CoverLP:
     ``z_c + sum_{j false in c} y_j >= 1``; :meth:`bound` the Lagrangian dual value at
     HiGHS's row duals (valid for any duals).
 
-    With ``cols`` (the literals of a set's meet) the model holds only those literals, for
-    the masks within them: a cost group none of them excludes is then the constant ``w_c``
-    (its ``z_c`` is 1 for every such mask), and its row is left out.  Masks and the
-    literals' reduced costs stay indexed over all the literals."""
+    The model holds only the literals ``cols`` (those of a set's meet), for the masks
+    within them: a cost group none of them excludes is the constant ``w_c`` (its ``z_c`` is
+    1 for every such mask), and its row is left out.  Masks and the literals' reduced costs
+    stay indexed over all the literals."""
 
-    def __init__(self, Xc: np.ndarray, w: np.ndarray, lit: float, D: int,
-                 cols: np.ndarray | None = None):
+    def __init__(self, Xc: np.ndarray, w: np.ndarray, lit: float, D: int, cols: np.ndarray):
         self.n_lits = Xc.shape[1]
-        self.cols = np.arange(self.n_lits) if cols is None else np.asarray(cols)
+        self.cols = np.asarray(cols)
         F = ~Xc[:, self.cols]                             # cost group c excluded by literal j
         live = F.any(axis=1)
         self.const = float(w[~live].sum())
@@ -285,7 +284,7 @@ def positive_side_bound(X: np.ndarray, v: np.ndarray, const: float, lit: float,
         size = int(meet.sum())
         if lp is None or size < SHRINK * lp.d:
             # a model over the meet's literals only, for this set's subtree
-            lp = _CoverLP(Xc, wc, lit, max_length, cols=np.flatnonzero(meet))
+            lp = _CoverLP(Xc, wc, lit, max_length, np.flatnonzero(meet))
         value, base, neg = lp.bound(meet)
         F = max(value, floor)
         witness = None
