@@ -193,3 +193,51 @@ def test_dual_ascent_raises_the_cover_bound_and_stays_below_the_cover_minimum():
                 Ms[np.flatnonzero(M)[list(sub)]] = True
                 assert base + neg @ Ms <= F(Ms) + 1e-9
     assert raised > 50
+
+
+def test_positive_side_bound_on_two_threads_is_as_valid_as_on_one(monkeypatch):
+    """The search on 2 threads (each depth-first on its own stack, taking the oldest set of
+    the other's when its own is empty): on 40 random pricing problems large enough for both
+    to work (up to 30 groups, 10 literals) and four thresholds, the bound never exceeds the
+    brute-force minimum under any node limit (the LPs counted overshoot the limit by at most
+    one set per other thread), a proof without limits completes exactly when no clause is
+    below the threshold and otherwise returns a clause below it; a passed deadline, Ctrl-C
+    and an error in a thread stop it."""
+    import time
+
+    from rulecert.mipmodels.colgen.pricing import positive
+    rng = np.random.default_rng(5)
+    for _ in range(40):
+        G, d = int(rng.integers(10, 31)), int(rng.integers(6, 11))
+        X = rng.random((G, d)) < rng.uniform(0.4, 0.8)
+        v = rng.normal(size=G) * rng.uniform(0.2, 3)
+        const, lit, D = rng.uniform(-1, 1), rng.uniform(0, 0.5), int(rng.integers(2, d + 1))
+        opt = _min_reduced_cost(X, v, const, lit, D)
+        for upper in (opt - 1.0, opt - 1e-3, opt + 1e-3, opt + 1.0):
+            for limit in (3, 20, None):
+                r = positive_side_bound(X, v, const, lit, D, upper, node_limit=limit,
+                                        workers=2)
+                assert r.bound <= opt + 1e-9, (upper, limit, r, opt)
+                assert r.complete == (r.stopped == "")
+                if limit is not None:
+                    assert r.nodes <= limit + 1
+            assert r.complete == (upper <= opt), (upper, r, opt)
+            if r.complete:
+                assert r.bound >= upper - 1e-9
+            else:
+                S = r.witness
+                assert S is not None and 1 <= len(S) <= D
+                assert const + lit * len(S) + v[X[:, list(S)].all(axis=1)].sum() < upper
+    r = positive_side_bound(X, v, const, lit, D, opt - 1e-3, workers=2,
+                            deadline=time.perf_counter() - 1)
+    assert (r.stopped, r.nodes) == ("deadline", 0) and r.bound <= opt
+    with monkeypatch.context() as mp:
+        mp.setattr(positive, "interrupt_requested", lambda: True)
+        r = positive_side_bound(X, v, const, lit, D, opt - 1e-3, workers=2)
+        assert (r.stopped, r.nodes) == ("interrupted", 0) and r.bound <= opt
+
+    def broken(self, M):
+        raise RuntimeError("cover LP broke")
+    monkeypatch.setattr(positive._CoverLP, "bound", broken)
+    with pytest.raises(RuntimeError, match="cover LP broke"):
+        positive_side_bound(X, v, const, lit, D, opt - 1e-3, workers=2)

@@ -330,7 +330,9 @@ def positive_side_search(run: Run, ip: RestrictedIP) -> None:
     down to the bound so far.  A proof that does not complete still proves its own bound,
     which is kept when it is better.  Skipped in the penalized form, after Ctrl-C, the
     callback, the memory cap or the time limit, and when no threshold can beat the bound so
-    far; under a time limit it stops at :data:`POSITIVE_SIDE_TIME_SHARE` of the time left.
+    far; under a time limit it stops at :data:`POSITIVE_SIDE_TIME_SHARE` of the time left,
+    and runs on ``workers`` threads (a counted run keeps one: its order, and so its counts
+    and a stopped proof's bound, would depend on the threads' timing).
     The record is ``run.positive_side`` (the certificate's ``stats["positive_side"]``)."""
     from .bounds import complexity_bound_at, read_duals
     from .pricing.positive import positive_side_bound
@@ -371,7 +373,8 @@ def positive_side_search(run: Run, ip: RestrictedIP) -> None:
         if left is not None and left <= 0:
             break
         r = positive_side_bound(st.X, duals.v, duals.const, duals.lit, st.D, upper=u,
-                                node_limit=left, deadline=end)
+                                node_limit=left, deadline=end,
+                                workers=1 if end is None else o.workers)
         rec["nodes"] += r.nodes
         rec["exact"] += r.exact
         b = complexity_bound_at(st, duals, r.bound, ip.objective)

@@ -53,8 +53,10 @@ at -21.9 after 5 x 10^6 nodes.
 """
 from __future__ import annotations
 
+import collections
 import dataclasses
 import math
+import threading
 import time
 
 import numba as nb
@@ -71,6 +73,9 @@ SHRINK = 0.5
 its own over them (HiGHS's work per solve grows with the model, fixed columns included);
 its subtree shares it.  At WDBC's final duals at C = 10, 5000 cover LPs take 9.3 s this way
 and 15.7 s in the model over every literal (0.25: 10.5 s, 0.75: 10.3 s)."""
+IDLE_WAIT = 0.0005
+"""Seconds a thread of the parallel search waits when every set left is on another
+thread."""
 EXACT_NODE_LIMIT = 2000
 """HiGHS nodes of a cover IP (solved where a set's cover LP would fail the proof)."""
 
@@ -123,6 +128,8 @@ class _CoverLP:
         self.h.setOptionValue("presolve", "off")
         self.upper = np.ones(self.d)
         self.mip = None
+        self.owner = threading.get_ident()
+        """The thread that built the model, the only one that solves it."""
 
     def _model(self):
         import highspy
@@ -306,14 +313,19 @@ def _children(Wg, Wm, gain, cand, inT, suffix, Fc, head, const, upper):
 def positive_side_bound(X: np.ndarray, v: np.ndarray, const: float, lit: float,
                         max_length: int, upper: float, node_limit: int | None = None,
                         deadline: float | None = None,
-                        exact_node_limit: int = EXACT_NODE_LIMIT) -> PositiveSideResult:
+                        exact_node_limit: int = EXACT_NODE_LIMIT,
+                        workers: int = 1) -> PositiveSideResult:
     """Prove ``rc(S) = const + lit |S| + sum_{g covered by S} v_g >= upper`` for every clause
     ``S`` of 1..``max_length`` literals over the columns of ``X`` (module doc); the result's
     bound is valid whether or not the proof completes.  ``node_limit`` counts cover LPs;
     ``deadline`` is a ``time.perf_counter()`` value; Ctrl-C stops the search.  Where a set's
     cover LP falls below ``upper`` its cover IP is solved (``exact_node_limit`` HiGHS nodes;
     0: never) before the proof is declared failed: an optimal cover below ``upper`` is a
-    clause below it (the result's ``witness``)."""
+    clause below it (the result's ``witness``).  ``workers`` > 1 runs the search on that many
+    threads (:func:`_in_parallel`): a completed proof is as valid, but the order the sets are
+    visited in, and so the LP duals, the counts and a stopped search's bound, then depend on
+    the threads' timing (counted runs use one), and each thread finishes the set it is on
+    when another stops the search, so up to ``workers - 1`` LPs past ``node_limit``."""
     t0 = time.perf_counter()
     if not math.isfinite(upper):
         raise ValueError(f"upper must be finite, got {upper}")
@@ -336,13 +348,13 @@ def positive_side_bound(X: np.ndarray, v: np.ndarray, const: float, lit: float,
                                   time.perf_counter() - t0, stopped, state["exact"],
                                   witness, rc if witness else None, state["ascents"])
 
-    # a stack of (first group index allowed, the set T as a mask over the gain groups,
+    # the sets open are (first group index allowed, the set T as a mask over the gain groups,
     # meet(T), gain(T), inherited subtree bound, a lower bound on F(meet) from the parent's
     # duals, those duals as (base, neg), the parent's cover LP model).  T is always closed: every gain group containing
     # meet(T) is in T (the groups any clause within meet(T) covers).
-    root = Xg.all(axis=1)                             # groups every clause covers
-    stack = [(0, root, np.ones(X.shape[1], dtype=bool), float(gain[root].sum()), -math.inf,
-              -math.inf, None, None)]
+    every = Xg.all(axis=1)                            # groups every clause covers
+    root = (0, every, np.ones(X.shape[1], dtype=bool), float(gain[every].sum()), -math.inf,
+            -math.inf, None, None)
 
     Wg = bits.pack(Xg)                                # the gain groups' literals, packed
 
@@ -367,48 +379,141 @@ def positive_side_bound(X: np.ndarray, v: np.ndarray, const: float, lit: float,
                      float(Fc[k])) for k in np.flatnonzero(kind == _CHILD)]
         return head, children, met
 
-    while stack:
-        if node_limit is not None and state["nodes"] >= node_limit:
-            return result("node_limit", min(s[4] for s in stack))
-        if state["nodes"] % CHECK_EVERY == 0 and (
-                deadline is not None and time.perf_counter() >= deadline
-                or interrupt_requested()):
-            return result("interrupted" if interrupt_requested() else "deadline",
-                          min(s[4] for s in stack))
-        first, inT, meet, m, _, floor, pd, lp = stack.pop()
+    def process(entry, push):
+        """One set of the search: its bound and its children (pushed); ``(below, witness)``
+        when the proof fails at it."""
+        first, inT, meet, m, _, floor, pd, lp = entry
         if pd is not None:
             # first the parent's duals, then those raised by dual ascent on this meet: when
             # they prune every child, no LP is needed here
             head, children, met = expand(first, inT, meet, m, floor, *pd[:2])
-            if children != []:
+            ascended = children != []
+            if ascended:
                 value, base, neg, _ = lp.ascend(meet, pd[2])
                 floor = max(value, floor)
                 head, children, met = expand(first, inT, meet, m, floor, base, neg)
-                state["ascents"] += children == []
             if children == []:
-                state["bound"] = min(state["bound"], *met)
-                continue
-        state["nodes"] += 1
-        size = int(meet.sum())
-        if lp is None or size < SHRINK * lp.d:
-            # a model over the meet's literals only, for this set's subtree
+                with lock:
+                    state["bound"] = min(state["bound"], *met)
+                    state["ascents"] += ascended
+                return None
+        with lock:
+            state["nodes"] += 1
+        if lp is None or lp.owner != threading.get_ident() or meet.sum() < SHRINK * lp.d:
+            # a model over the meet's literals only, for this set's subtree (a model is
+            # solved only by the thread that built it)
             lp = _CoverLP(Xc, wc, lit, max_length, np.flatnonzero(meet))
         value, base, neg, duals = lp.bound(meet)
         F = max(value, floor)
         witness = None
         if const + F - m < upper and exact_node_limit:
             # the LP says the proof fails here: the cover IP may say otherwise
-            state["exact"] += 1
+            with lock:
+                state["exact"] += 1
             Fx, witness = lp.exact(meet, exact_node_limit)
             F = max(F, Fx)
         head, children, met = expand(first, inT, meet, m, F, base, neg)
         if children is None:
             # a set T whose own clauses may cost less than upper: the proof fails (its
-            # subtree and the sets left on the stack keep their bounds)
+            # subtree and the sets left open keep their bounds)
             cand = candidates(first, inT, meet)
-            below = head - gain[cand].sum() if len(cand) else math.inf
-            state["bound"] = min(state["bound"], head)
-            return result("failed", min([s[4] for s in stack] + [below]), witness)
-        state["bound"] = min(state["bound"], *met)
-        stack.extend((*c, (base, neg, duals), lp) for c in reversed(children))   # largest gain first
-    return result("")
+            with lock:
+                state["bound"] = min(state["bound"], head)
+            return (head - gain[cand].sum() if len(cand) else math.inf), witness
+        with lock:
+            state["bound"] = min(state["bound"], *met)
+            push((*c, (base, neg, duals), lp) for c in reversed(children))  # largest gain first
+        return None
+
+    def limit_reached() -> str:
+        if node_limit is not None and state["nodes"] >= node_limit:
+            return "node_limit"
+        if interrupt_requested():
+            return "interrupted"
+        if deadline is not None and time.perf_counter() >= deadline:
+            return "deadline"
+        return ""
+
+    lock = threading.Lock()
+    if workers <= 1:
+        stack = [root]
+        while stack:
+            if node_limit is not None and state["nodes"] >= node_limit or (
+                    state["nodes"] % CHECK_EVERY == 0 and limit_reached()):
+                return result(limit_reached(), min(s[4] for s in stack))
+            failed = process(stack.pop(), stack.extend)
+            if failed:
+                return result("failed", min([s[4] for s in stack] + [failed[0]]), failed[1])
+        return result("")
+    return _in_parallel(workers, root, process, limit_reached, lock, result)
+
+
+def _in_parallel(workers, root, process, limit_reached, lock, result):
+    """:func:`positive_side_bound`'s search on ``workers`` threads: each works depth-first
+    on its own stack of sets and, when that is empty, takes the oldest set of the longest
+    other stack (the cover LPs run outside the GIL).  A failed proof, the node limit, the
+    deadline or Ctrl-C stops every thread after the set it is on; the sets left open on
+    every stack bound the rest."""
+    stacks = [collections.deque() for _ in range(workers)]
+    stacks[0].append(root)
+    outcome: dict = {}
+    fails: list = []                            # (below, witness) or an exception, per thread
+    busy = [0]
+
+    def work(own):
+        while True:
+            with lock:
+                if outcome:
+                    return
+                why = limit_reached()
+                if why:
+                    outcome["stopped"] = why
+                    return
+                entry = None
+                if own:
+                    entry = own.pop()
+                else:
+                    other = max(stacks, key=len)
+                    if other:
+                        entry = other.popleft()
+                    elif not busy[0]:
+                        return                   # nothing left anywhere
+                if entry is not None:
+                    busy[0] += 1
+            if entry is None:
+                time.sleep(IDLE_WAIT)
+                continue
+            try:
+                failed = process(entry, own.extend)
+            except BaseException as e:          # noqa: BLE001 - handed to the caller
+                failed = e
+            with lock:
+                busy[0] -= 1
+                if failed is not None:
+                    # kept even when another thread stopped the search first: the set's
+                    # subtree is bounded by nothing else
+                    outcome.setdefault("stopped", "failed")
+                    fails.append(failed)
+            if failed is not None:
+                return
+
+    threads = [threading.Thread(target=work, args=(st,), daemon=True) for st in stacks]
+    for t in threads:
+        t.start()
+    try:
+        for t in threads:
+            t.join()
+    except BaseException:
+        with lock:
+            outcome.setdefault("stopped", "interrupted")
+        for t in threads:
+            t.join()
+        raise
+    for f in fails:
+        if isinstance(f, BaseException):
+            raise f
+    left = [s[4] for st in stacks for s in st] + [f[0] for f in fails]
+    if fails:
+        witness = next((f[1] for f in fails if f[1]), None)
+        return result("failed", min(left), witness)
+    return result(outcome.get("stopped", ""), min(left, default=math.inf))
