@@ -153,7 +153,8 @@ def fit_one(name, C, variant, args, kw=None) -> dict:
     ps = cert.stats.get("positive_side")
     if ps:
         out["positive_side"] = {k: ps.get(k) for k in ("nodes", "seconds", "bound_before",
-                                                      "bound", "lp", "skipped", "tries")}
+                                                      "bound", "lp", "skipped", "tries",
+                                                      "gain_groups", "after_descent")}
     if variant == "new" and getattr(args, "strengthen", None):
         from rulecert.mipmodels.colgen import strengthen_bound
         from rulecert.mipmodels.colgen.presets import scaled_nodes
@@ -253,8 +254,10 @@ def print_times(rows, file=None, time_limit=None):
                      + (f", ended: {tl['ended']})" if tl.get("ended") else ")"))
         ps = r["new"].get("positive_side")
         if ps and not ps.get("skipped"):
-            more += (f"; the positive-side proof {ps['seconds']:.1f} s: bound "
-                     f"{ps['bound_before']:g} -> {ps['bound']:g} ({ps['nodes']} cover LPs)")
+            when = " after the descent" if ps.get("after_descent") else ""
+            more += (f"; the positive-side proof{when} {ps['seconds']:.1f} s: bound "
+                     f"{ps['bound_before']:g} -> {ps['bound']:g} ({ps['nodes']} cover LPs, "
+                     f"{ps.get('gain_groups', '?')} gain groups)")
         print(f"  {r['dataset']} C={r['C']}: today {today}, new {r['new']['time']:.1f} s{more}",
               file=file)
 

@@ -241,3 +241,33 @@ def test_positive_side_bound_on_two_threads_is_as_valid_as_on_one(monkeypatch):
     monkeypatch.setattr(positive._CoverLP, "bound", broken)
     with pytest.raises(RuntimeError, match="cover LP broke"):
         positive_side_bound(X, v, const, lit, D, opt - 1e-3, workers=2)
+
+
+def test_positive_side_search_goes_after_the_descent_at_duals_with_many_gain_groups(
+        monkeypatch):
+    """Under a time limit, a proof at duals with more than ``POSITIVE_SIDE_FIRST_MAX_GROUPS``
+    gain groups is only prepared before the complexity-dual descent and runs after it
+    (here every proof, the limit set to 0): the record says so, and the bound stays valid
+    against brute force and at least the bound without the proof; without a time limit the
+    proof keeps its place (before the descent, which does not run)."""
+    from rulecert.mipmodels.colgen import bound_search
+    monkeypatch.setattr(bound_search, "POSITIVE_SIDE_FIRST_MAX_GROUPS", 0)
+    after = 0
+    for seed in range(12):
+        X, y, sw, form, C, D = _varied_case(seed)
+        p = RuleProblem.from_matrix(X, y, sample_weight=sw)
+        _, opt = brute_force_ruleset(X, y, C, D, sample_weight=sw, form=form)
+        kw = dict(complexity_bound=C, max_clause_length=D, form=form, pricing="heuristic",
+                  max_iter=3, bound_search_steps=0, seed=seed, close_gap=False)
+        _, off = solve(p, **kw)
+        for limit in (None, 60.0):
+            rs, cert = solve(p, positive_side_node_limit=None, time_limit=limit, **kw)
+            _check_certificate(cert, rs, p, opt, C)
+            assert cert.lower_bound >= off.lower_bound
+            rec = cert.stats["positive_side"]
+            if rec is None or rec.get("skipped"):
+                continue
+            assert rec["gain_groups"] > 0 and rec["tries"]     # the proof ran
+            assert bool(rec.get("after_descent")) == (limit is not None)
+            after += limit is not None
+    assert after >= 3, after

@@ -232,6 +232,7 @@ def solve(problem, options: ColGenOptions | None = None, *, callback=None,
         run.packing = _packing(run, ip.objective)
         positive_side_search(run, ip)
         raise_bound_with_time_left(run, ip)
+        positive_side_search(run, ip, after_descent=True)
         return _finalize(run, ip, problem)
 
 

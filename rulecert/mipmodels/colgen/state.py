@@ -156,6 +156,8 @@ class Run:
     polish: dict | None = None               # polishing's record (``polish.py``), when it ran
     time_left_search: dict | None = None     # ``bound_search.raise_bound_with_time_left``'s
     positive_side: dict | None = None        # ``bound_search.positive_side_search``'s record
+    positive_side_deferred: tuple | None = None
+    """The positive-side proof prepared to run after the descent: ``(duals, record)``."""
 
     @property
     def t0(self) -> float:

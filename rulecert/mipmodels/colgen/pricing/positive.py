@@ -32,19 +32,19 @@ extension is dropped when the closure takes in an earlier group (its sets are re
 from that group's branch).  A clause lies in the subtree of ``T`` when ``T_S`` agrees with
 ``T`` up to ``T``'s last group, so every clause of the subtree costs at least ``const +
 F(meet(T)) - gain(T) - (gain of the later groups that share a literal with meet(T))``; the
-subtree is pruned when that is ``>= upper``.  Clauses with ``T_S = T`` exactly cost at least ``const + F(meet(T)) -
-gain(T)``; when that falls below ``upper`` the proof fails and the search stops (a clause
-below ``upper`` may exist).  The bound returned is the least of every such figure met, and
-of the subtrees left when the node limit, the deadline or Ctrl-C stopped it: valid in every
-case, and (the bounds of a node's children never below its own) non-decreasing in the node
-limit.  A set is first bounded with its parent's duals, then with those duals raised by
-dual ascent on its meet (each cover row's dual in turn goes up to its cost or to the
-slack of the literals of the meet that exclude it: the literals the meet lost no longer
-hold it down); its own cover LP is solved only when they still leave a child unpruned.
-A set's children (their closures, gains and subtree bounds) are computed on packed bits
-(numba).  Where a set's cover LP falls
-below ``upper``, its cover IP (HiGHS, node-limited) is solved before the proof is declared
-failed: a failed proof then holds a clause below ``upper`` (the result's ``witness``), and
+subtree is pruned when that is ``>= upper``.  Clauses with ``T_S = T`` exactly cost at
+least ``const + F(meet(T)) - gain(T)``; when that falls below ``upper`` the proof fails
+and the search stops (a clause below ``upper`` may exist).  The bound returned is the
+least of every such figure met, and of the subtrees left when the node limit, the deadline
+or Ctrl-C stopped it: valid in every case, and (the bounds of a node's children never
+below its own) non-decreasing in the node limit.  A set is first bounded with its parent's
+duals, then with those duals raised by dual ascent on its meet (each cover row's dual in
+turn goes up to its cost or to the slack of the literals of the meet that exclude it: the
+literals the meet lost no longer hold it down); its own cover LP is solved only when they
+still leave a child unpruned. A set's children (their closures, gains and subtree bounds)
+are computed on packed bits (numba).  Where a set's cover LP falls below ``upper``, its
+cover IP (HiGHS, node-limited) is solved before the proof is declared failed: a failed
+proof then holds a clause below ``upper`` (the result's ``witness``), and
 without limits the proof completes exactly when no clause is below ``upper``.  Measured at
 WDBC's final master LP duals at C = 10 (LP 10.72): ``min rc >= -0.1436`` proven in 28,151
 cover LPs and 48 s (43,030 LPs and 85 s without the dual ascent and the compiled children,
@@ -350,8 +350,9 @@ def positive_side_bound(X: np.ndarray, v: np.ndarray, const: float, lit: float,
 
     # the sets open are (first group index allowed, the set T as a mask over the gain groups,
     # meet(T), gain(T), inherited subtree bound, a lower bound on F(meet) from the parent's
-    # duals, those duals as (base, neg), the parent's cover LP model).  T is always closed: every gain group containing
-    # meet(T) is in T (the groups any clause within meet(T) covers).
+    # duals, those duals as (base, neg, the cover rows' duals), the parent's cover LP model).
+    # T is always closed: every gain group containing meet(T) is in T (the groups any clause
+    # within meet(T) covers).
     every = Xg.all(axis=1)                            # groups every clause covers
     root = (0, every, np.ones(X.shape[1], dtype=bool), float(gain[every].sum()), -math.inf,
             -math.inf, None, None)
