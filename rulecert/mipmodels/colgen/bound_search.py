@@ -314,10 +314,10 @@ POSITIVE_SIDE_FIRST_MAX_GROUPS = 100
 at duals with at most this many gain groups (negative coefficient), after it at duals
 with more: the proof's search grows with them.  At WDBC's final duals at C = 10 (38 gain
 groups) it completes in 28,151 cover LPs (12 / 11 in 300 s on 2 workers, where the
-descent, given 34 s, raised nothing); at ILPD's at C = 20 (205) it is unproven after 300,000; at pima's
-at C = 20 (206) it proved nothing in 300 s fits either way, but going first (85.6 s) it
-left the descent 38 s, 114 -> 125 (gap 13.2%), and going after, the descent had 98 s,
-114 -> 132 (gap 8.3%)."""
+descent, given 34 s, raised nothing); at ILPD's at C = 20 (205) it is unproven after
+300,000; at pima's at C = 20 (206) it proved nothing in 300 s fits either way, but going
+first (85.6 s) it left the descent 38 s, 114 -> 125 (gap 13.2%), and going after, the
+descent had 98 s, 114 -> 132 (gap 8.3%)."""
 POSITIVE_SIDE_TRIES = 6
 """:func:`positive_side_search` makes at most this many proofs."""
 
