@@ -111,19 +111,26 @@ def test_positive_side_bound_refuses_an_infinite_threshold():
         positive_side_bound(X, np.array([-1.0, 1.0]), 0.0, 0.1, 2, -np.inf)
 
 
-def test_positive_side_search_raises_a_solves_bound_and_never_passes_brute_force():
-    """At the end of a solve (column generation stopped by ``max_iter``, gap closing off,
-    so the gap is open): the bound with the positive-side proof is valid against brute force,
-    at least the bound without it, never falls as its node limit grows, and on some instances
-    it is higher (up to the optimum, proven)."""
-    raised = optimal = 0
+def _open_gap_cases():
+    """12 tiny solves whose gap stays open (column generation stopped by ``max_iter``, gap
+    closing off): the problem, its brute-force optimum, C, the solve's options and its
+    certificate without the positive-side proof."""
     for seed in range(12):
         X, y, sw, form, C, D = _varied_case(seed)
         p = RuleProblem.from_matrix(X, y, sample_weight=sw)
         _, opt = brute_force_ruleset(X, y, C, D, sample_weight=sw, form=form)
         kw = dict(complexity_bound=C, max_clause_length=D, form=form, pricing="heuristic",
                   max_iter=3, bound_search_steps=0, seed=seed, close_gap=False)
-        _, off = solve(p, **kw)
+        yield p, opt, C, kw, solve(p, **kw)[1]
+
+
+def test_positive_side_search_raises_a_solves_bound_and_never_passes_brute_force():
+    """At the end of a solve (column generation stopped by ``max_iter``, gap closing off,
+    so the gap is open): the bound with the positive-side proof is valid against brute force,
+    at least the bound without it, never falls as its node limit grows, and on some instances
+    it is higher (up to the optimum, proven)."""
+    raised = optimal = 0
+    for p, opt, C, kw, off in _open_gap_cases():
         assert off.stats["positive_side"] is None
         prev = off.lower_bound
         for limit in (30, 300, None):
@@ -253,13 +260,7 @@ def test_positive_side_search_goes_after_the_descent_at_duals_with_many_gain_gro
     from rulecert.mipmodels.colgen import bound_search
     monkeypatch.setattr(bound_search, "POSITIVE_SIDE_FIRST_MAX_GROUPS", 0)
     after = 0
-    for seed in range(12):
-        X, y, sw, form, C, D = _varied_case(seed)
-        p = RuleProblem.from_matrix(X, y, sample_weight=sw)
-        _, opt = brute_force_ruleset(X, y, C, D, sample_weight=sw, form=form)
-        kw = dict(complexity_bound=C, max_clause_length=D, form=form, pricing="heuristic",
-                  max_iter=3, bound_search_steps=0, seed=seed, close_gap=False)
-        _, off = solve(p, **kw)
+    for p, opt, C, kw, off in _open_gap_cases():
         for limit in (None, 60.0):
             rs, cert = solve(p, positive_side_node_limit=None, time_limit=limit, **kw)
             _check_certificate(cert, rs, p, opt, C)
