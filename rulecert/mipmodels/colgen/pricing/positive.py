@@ -373,8 +373,9 @@ def positive_side_bound(X: np.ndarray, v: np.ndarray, const: float, lit: float,
         suffix = np.cumsum(gain[cand][::-1])[::-1]       # their gain from each one on
         meets = Xg[cand] & meet
         Fc = np.maximum(F, base + meets @ neg)
-        kind, val, mi, closed = _children(Wg, bits.pack(meets), gain, cand, inT, suffix, Fc,
-                                          head, const, upper)
+        Wm = Wg[cand] & bits.pack(meet)                  # the children's meets, packed
+        kind, val, mi, closed = _children(Wg, Wm, gain, cand, inT, suffix, Fc, head, const,
+                                          upper)
         met = [head, *val[kind == _MET]]
         children = [(int(cand[k]) + 1, closed[k], meets[k], float(mi[k]), float(val[k]),
                      float(Fc[k])) for k in np.flatnonzero(kind == _CHILD)]
