@@ -93,7 +93,8 @@ def limits(args, rows: int, variant: str) -> dict:
                                final_bound_nodes=args.final_bound_nodes,
                                dive_nodes=args.dive_nodes,
                                polish_iterations=args.polish_iterations,
-                               positive_side_nodes=args.positive_side_nodes)
+                               positive_side_nodes=args.positive_side_nodes,
+                               error_free_lp_nodes=args.error_free_lp_nodes)
     kw.update(pricing=args.pricing, seed=args.seed, empty_clause=args.empty_clause,
               max_clause_length=args.max_clause_length, workers=args.workers,
               time_limit=args.time_limit)
@@ -103,7 +104,8 @@ def limits(args, rows: int, variant: str) -> dict:
                   polish=args.polish, adaptive_chain=args.adaptive_chain)
         return kw
     for name in BOUND_FIELDS + ("dive", "dive_node_limit", "polish_iterations",
-                                "adaptive_chain", "positive_side_node_limit"):
+                                "adaptive_chain", "positive_side_node_limit",
+                                "error_free_lp_node_limit"):
         del kw[name]
     if variant == "today-off":
         kw.update(bound_search_steps=0, smoothing=0.0)
@@ -155,6 +157,9 @@ def fit_one(name, C, variant, args, kw=None) -> dict:
         out["positive_side"] = {k: ps.get(k) for k in ("nodes", "seconds", "bound_before",
                                                       "bound", "lp", "skipped", "tries",
                                                       "gain_groups", "after_descent")}
+    ef = cert.stats.get("error_free_lp")
+    if ef:
+        out["error_free_lp"] = dict(ef)
     if variant == "new" and getattr(args, "strengthen", None):
         from rulecert.mipmodels.colgen import strengthen_bound
         from rulecert.mipmodels.colgen.presets import scaled_nodes
@@ -258,6 +263,13 @@ def print_times(rows, file=None, time_limit=None):
             more += (f"; the positive-side proof{when} {ps['seconds']:.1f} s: bound "
                      f"{ps['bound_before']:g} -> {ps['bound']:g} ({ps['nodes']} cover LPs, "
                      f"{ps.get('gain_groups', '?')} gain groups)")
+        ef = r["new"].get("error_free_lp")
+        if ef:
+            more += (f"; the error-free cover LP {ef['wall_time']:.1f} s: bound "
+                     f"{ef['bound']:g}, LP >= {ef['lp_bound']:.6g} (restricted LP "
+                     f"{ef['restricted_lp'] or 0:.6g}, {ef['iterations']} iterations, "
+                     f"{ef['proof_lps']} cover LPs"
+                     + (f", ended: {ef['stopped']})" if ef["stopped"] else ")"))
         print(f"  {r['dataset']} C={r['C']}: today {today}, new {r['new']['time']:.1f} s{more}",
               file=file)
 
@@ -314,6 +326,9 @@ def main(argv=None):
     ap.add_argument("--positive-side-nodes", type=int, default=CERTIFY["positive_side_nodes"],
                     help="cover LPs of the positive-side pricing proof at the end of a fit "
                          "whose gap is open, per 2000 rows (0: off)")
+    ap.add_argument("--error-free-lp-nodes", type=int, default=CERTIFY["error_free_lp_nodes"],
+                    help="cover LPs of the error-free cover LP bound's proofs per 2000 rows "
+                         "(0: off)")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--time-limit", type=float, default=None,
                     help="a wall-clock limit per fit in seconds, on top of the counted limits "

@@ -104,6 +104,11 @@ def add_parser(sub) -> None:
                    default=unset, metavar="N",
                    help="cover LPs of the positive-side pricing proof at the end of a fit "
                         "whose gap is open (default 0: off; --certify: 500000 per 2000 rows)")
+    p.add_argument("--error-free-lp-nodes", dest="error_free_lp_node_limit", type=int,
+                   default=unset, metavar="N",
+                   help="cover LPs of the error-free cover LP bound's proofs, tried when the "
+                        "bound is below one error and the packing bound proves nothing "
+                        "(default 0: off; --certify: 500000 per 2000 rows)")
     p.add_argument("--polish", action=argparse.BooleanOptionalAction, default=unset,
                    help="after the restricted IP, polish its rule set by local search over "
                         "literals (drop, add or swap a literal, drop or add a clause), reaching "
@@ -133,8 +138,8 @@ def add_parser(sub) -> None:
 LIMITS = ("pricing", "time_limit", "pricing_time_limit", "max_iter", "pricing_deterministic_time",
           "bnb_node_limit", "ip_node_limit", "bound_node_limit",
           "final_bound_node_limit", "close_gap", "close_gap_max_columns", "close_gap_node_limit",
-          "dive", "dive_node_limit", "positive_side_node_limit", "polish", "polish_iterations",
-          "adaptive_chain")
+          "dive", "dive_node_limit", "positive_side_node_limit", "error_free_lp_node_limit",
+          "polish", "polish_iterations", "adaptive_chain")
 """The estimator parameters ``--certify`` presets.  Their options are absent from the parsed
 namespace unless given, so that one given explicitly wins over the preset."""
 
@@ -285,6 +290,13 @@ def run(args) -> int:
               f"positive side   : bound {b['bound_before']:g} -> {b['bound']:g} with "
               f"{b['nodes']} cover LPs in {b['seconds']:.1f}s at the final master LP "
               f"{b['lp']:.6g}")
+    if s.get("error_free_lp"):
+        b = s["error_free_lp"]
+        print(f"error-free LP   : bound {b['bound']:g} ("
+              + (b["reason"] if b["bound"] > 0 else f"nothing proven: {b['stopped']}")
+              + f"); LP >= {b['lp_bound']:.6g}, restricted LP {b['restricted_lp'] or 0:.6g}, "
+              f"{b['iterations']} iterations, {b['columns']} pure clauses, {b['proof_lps']} "
+              f"cover LPs in {b['wall_time']:.1f}s")
     if s.get("dive"):
         dv = s["dive"]
         found = "no rule set" if dv["objective"] is None else f"objective {dv['objective']:g}"

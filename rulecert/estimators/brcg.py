@@ -128,6 +128,11 @@ class BooleanRuleCGClassifier(BinaryRuleClassifier):
         Cover LPs of the positive-side pricing proof at the end of a fit whose gap is open
         (``ColGenOptions.positive_side_node_limit``): 0, the default, is off;
         ``certification_options`` gives 500,000 per 2000 rows.
+    error_free_lp_node_limit : int >= 0 or None
+        Cover LPs of the error-free cover LP bound's proofs, tried when the bound is below
+        one error's weight and the packing bound proves nothing
+        (``ColGenOptions.error_free_lp_node_limit``): 0, the default, is off;
+        ``certification_options`` gives 500,000 per 2000 rows.
     polish : bool
         After the restricted IP, polish its rule set by local search over literals (drop,
         add or swap a literal, drop a clause, add a clause), reaching clauses that no pricing
@@ -195,6 +200,7 @@ class BooleanRuleCGClassifier(BinaryRuleClassifier):
         "dive_iterations": [Interval(Integral, 0, None, closed="left")],
         "dive_node_limit": [None, Interval(Integral, 0, None, closed="left")],
         "positive_side_node_limit": [None, Interval(Integral, 0, None, closed="left")],
+        "error_free_lp_node_limit": [None, Interval(Integral, 0, None, closed="left")],
         "polish": ["boolean"],
         "polish_iterations": [Interval(Integral, 0, None, closed="left")],
         "sample_rows": [None, Interval(Integral, 1, None, closed="left")],
@@ -218,6 +224,7 @@ class BooleanRuleCGClassifier(BinaryRuleClassifier):
                  close_gap_node_limit=DEFAULT_CLOSE_GAP_NODE_LIMIT,
                  close_gap_ladder_after_cap=False, dive=False, dive_iterations=20,
                  dive_node_limit=DEFAULT_DIVE_NODE_LIMIT, positive_side_node_limit=0,
+                 error_free_lp_node_limit=0,
                  polish=True, polish_iterations=200,
                  sample_rows=2000,
                  max_nonzeros=100_000, workers=1, warm_start=False,
@@ -447,6 +454,7 @@ class BooleanRuleCGCV(BooleanRuleCGClassifier):
                  close_gap_node_limit=DEFAULT_CLOSE_GAP_NODE_LIMIT,
                  close_gap_ladder_after_cap=False, dive=False, dive_iterations=20,
                  dive_node_limit=DEFAULT_DIVE_NODE_LIMIT, positive_side_node_limit=0,
+                 error_free_lp_node_limit=0,
                  polish=True, polish_iterations=200,
                  sample_rows=2000,
                  max_nonzeros=100_000, workers=1, random_state=DEFAULT_SEED, binarizer=None,

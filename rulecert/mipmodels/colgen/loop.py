@@ -45,7 +45,10 @@ Algorithm
    appear in a better solution is enumerated and added, then the IP is re-solved (below).
 6. A bound still below one error's weight is raised to it when no rule set of complexity
    ``<= C`` is error-free by the packing bound (``packing.py``: positive groups that no
-   clause covering no negative covers two at a time, too many to fit ``C``).
+   clause covering no negative covers two at a time, too many to fit ``C``) or, where that
+   proves nothing and ``error_free_lp_node_limit`` allows, by the LP of the least-complexity
+   error-free cover (``cover_lp.py``: column generation over those clauses, Farley's bound
+   above ``C``).
 7. Under a time limit, the time the phases left raises the bound (``bound_search.py``: the
    last search's descent at the last duals, stopped by the clock).
 
@@ -135,6 +138,7 @@ from .dive import dive
 from .gap_closing import close_gap, solve_small_class
 from .master import RestrictedMaster
 from .options import ColGenOptions, validate
+from .cover_lp import cover_lp_bound
 from .packing import least_error_weight, packing_bound
 from .polish import polish
 from .pricing import PricingRound, price
@@ -143,6 +147,10 @@ from .restricted_ip import (STOPPED, RestrictedIP, resolve_after_dive, seconds_l
 from .state import Run, State, irredundant, reduced_cost
 
 log = logging.getLogger(__name__)
+
+ERROR_FREE_LP_TIME_SHARE = 0.5
+"""Under a time limit, the share of the time left the error-free cover LP bound may take
+(the rest goes to the bound searches after it)."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -499,7 +507,25 @@ def _packing(run: Run, objective: float) -> dict | None:
     pk = packing_bound(st, expired=run.end.expired)
     if pk.bound > run.best_bound:
         run.best_bound, run.bound_kind = pk.bound, f"packing: {pk.reason}"
+    elif run.o.error_free_lp_node_limit != 0 and not pk.stopped:
+        run.error_free_lp = _error_free_lp(run)
     return pk.stats()
+
+
+def _error_free_lp(run: Run) -> dict | None:
+    """The error-free cover LP bound (``cover_lp.py``) where the packing bound proved
+    nothing, seeded with the master's pure columns, with ``error_free_lp_node_limit`` cover
+    LPs and, under a time limit, :data:`ERROR_FREE_LP_TIME_SHARE` of the time left; it
+    raises ``run.best_bound`` when it proves.  Returns its stats (None: not tried)."""
+    if run.monitor.should_stop() is not None or run.end.expired():
+        return None
+    t0 = time.perf_counter()
+    end = None if run.end.end is None else t0 + ERROR_FREE_LP_TIME_SHARE * (run.end.end - t0)
+    cl = cover_lp_bound(run.st, run.o.error_free_lp_node_limit, seeds=run.st.clauses,
+                        deadline=end, workers=run.o.workers)
+    if cl.bound > run.best_bound:
+        run.best_bound, run.bound_kind = cl.bound, f"error-free cover LP: {cl.reason}"
+    return cl.stats()
 
 
 def _termination(run: Run, ip: RestrictedIP) -> tuple[Termination, str | None]:
@@ -552,6 +578,7 @@ def _stats(run: Run, ip: RestrictedIP, rs: RuleSet, score, clauses) -> dict:
             "restricted_ip_termination": (None if ip.result is None
                                           else ip.result.termination.value),
             "gap_closing": run.gap_info, "packing": run.packing,
+            "error_free_lp": run.error_free_lp,
             "bound_time_left": run.time_left_search,
             "positive_side": run.positive_side,
             "polish": run.polish,

@@ -183,6 +183,14 @@ class ColGenOptions:
     C = 10: the bound 3 -> 11 over the objective 12).  0: off (the default: each cover LP
     costs milliseconds); None: no limit; :func:`.presets.certification_options` gives
     500,000 per 2000 rows."""
+    error_free_lp_node_limit: int | None = 0
+    """Cover LPs of the error-free cover LP bound's proofs, in all (``cover_lp.py``): tried
+    after the packing bound at the end of a solve whose bound is below one error's weight,
+    it solves the LP of the least-complexity error-free rule set by column generation over
+    pure clauses and proves, by Farley's bound, that the LP exceeds ``C`` (then every rule
+    set of complexity ``<= C`` errs: ionosphere at C = 20, where the packing bound's
+    clique weighs 7-8).  0: off (the default: it can take minutes); None: no limit;
+    :func:`.presets.certification_options` gives 500,000 per 2000 rows."""
     workers: int = 1
     """Threads of the branch-and-bound searches (pricing, the bound's searches, gap
     closing: ``pricing/bnb.py`` deals the tree to them, deterministically for a given
@@ -248,6 +256,8 @@ def validate(problem, o: ColGenOptions) -> None:
     o.dive_node_limit = check_count_limit(o.dive_node_limit, "dive_node_limit", minimum=0)
     o.positive_side_node_limit = check_count_limit(o.positive_side_node_limit,
                                                    "positive_side_node_limit", minimum=0)
+    o.error_free_lp_node_limit = check_count_limit(o.error_free_lp_node_limit,
+                                                   "error_free_lp_node_limit", minimum=0)
     for name in ("dive_iterations", "polish_iterations"):   # counts without a "no limit"
         setattr(o, name, check_count_limit(getattr(o, name), name, minimum=0))
         if getattr(o, name) is None:

@@ -36,7 +36,8 @@ def certification_options(rows: int, *, max_iter: int = 100, bnb_nodes: int = 30
                           bound_nodes: int = 1_000_000,
                           final_bound_nodes: int = 100_000_000,
                           dive_nodes: int = 5_000_000, polish_iterations: int = 2000,
-                          positive_side_nodes: int = 500_000) -> dict:
+                          positive_side_nodes: int = 500_000,
+                          error_free_lp_nodes: int = 500_000) -> dict:
     """The column-generation limits of a certification run on ``rows`` rows (node counts
     per :data:`ROWS_PER_BUDGET` rows): ``max_iter`` iterations, branch-and-bound pricing of
     ``bnb_nodes`` nodes per call, ``ip_nodes`` restricted-IP nodes, gap closing up to
@@ -47,7 +48,9 @@ def certification_options(rows: int, *, max_iter: int = 100, bnb_nodes: int = 30
     polishing search (``ColGenOptions.polish``) after it, per :data:`ROWS_PER_BUDGET` rows
     too (at least :data:`MIN_KICKS`), and the positive-side pricing proof at the end of a solve
     whose gap is open (``ColGenOptions.positive_side_node_limit``), ``positive_side_nodes``
-    cover LPs per :data:`ROWS_PER_BUDGET` rows.
+    cover LPs per :data:`ROWS_PER_BUDGET` rows, and the error-free cover LP bound
+    (``ColGenOptions.error_free_lp_node_limit``), ``error_free_lp_nodes`` cover LPs of its
+    proofs per :data:`ROWS_PER_BUDGET` rows.
 
     Pricing's budget was 10^8 nodes, as gap closing's still is.  Measured on 2 workers
     (``experiments/brcg_bounds.py``, the 9 shared datasets but bank-full at C = 10 and 20):
@@ -65,5 +68,6 @@ def certification_options(rows: int, *, max_iter: int = 100, bnb_nodes: int = 30
                 final_bound_node_limit=scaled_nodes(final_bound_nodes, rows), dive=True,
                 dive_node_limit=scaled_nodes(dive_nodes, rows),
                 positive_side_node_limit=scaled_nodes(positive_side_nodes, rows),
+                error_free_lp_node_limit=scaled_nodes(error_free_lp_nodes, rows),
                 polish_iterations=max(MIN_KICKS, polish_iterations * ROWS_PER_BUDGET
                                       // max(ROWS_PER_BUDGET, int(rows))))

@@ -152,6 +152,8 @@ class Run:
     gap_info: dict = dataclasses.field(default_factory=dict)
     packing: dict | None = None
     """The packing bound's stats (``packing.py``; None: not tried)."""
+    error_free_lp: dict | None = None
+    """The error-free cover LP bound's stats (``cover_lp.py``; None: not tried)."""
     dive: dict | None = None                 # the dive's record (``dive.py``), when it ran
     polish: dict | None = None               # polishing's record (``polish.py``), when it ran
     time_left_search: dict | None = None     # ``bound_search.raise_bound_with_time_left``'s

@@ -1,0 +1,170 @@
+"""The error-free cover LP bound (rulecert.mipmodels.colgen.cover_lp): against the exact LP
+over every pure clause and the brute-force optimum on tiny instances, monotone in its node
+budget, and its place in a solve's certificate."""
+import itertools
+import math
+
+import numpy as np
+import pytest
+from scipy.optimize import linprog
+
+from rulecert.mipmodels.colgen import solve
+from rulecert.mipmodels.colgen.cover_lp import cover_lp_bound
+from rulecert.mipmodels.colgen.options import ColGenOptions, validate
+from rulecert.mipmodels.colgen.packing import least_error_weight, packing_bound
+from rulecert.mipmodels.colgen.state import State
+from rulecert.models.ruleset import ruleset_objective
+from rulecert.problem import RuleProblem
+from rulecert.reference.ruleset import brute_force_ruleset
+
+
+def _data(seed, n=18, d=5, p=0.5):
+    rng = np.random.default_rng(seed)
+    X = rng.random((n, d)) < 0.5
+    X = np.hstack([X, ~X])                     # literals and their negations
+    y = (rng.random(n) < p).astype(int)
+    _, inv = np.unique(X, axis=0, return_inverse=True)
+    inv = inv.ravel()
+    mixed = np.array([len(set(y[inv == g])) > 1 for g in inv])
+    X, y = X[~mixed], y[~mixed]                # no pattern with both labels
+    if y.sum() in (0, len(y)):
+        y[0] = 1 - y[0]
+    return X, y
+
+
+def _exact_lp(st) -> float:
+    """Z: the LP of the least-complexity error-free cover over every pure clause of 1..D
+    literals (enumerated), solved by scipy; inf when some positive group has no pure
+    clause."""
+    neg = st.X[st.neg > 0]
+    Xp = st.X[st.P]
+    cols, costs = [], []
+    for r in range(1, st.D + 1):
+        for cl in itertools.combinations(range(st.d), r):
+            if np.logical_and.reduce(neg[:, list(cl)], axis=1).any():
+                continue
+            cov = np.logical_and.reduce(Xp[:, list(cl)], axis=1)
+            if cov.any():
+                cols.append(cov)
+                costs.append(1.0 + r)
+    A = np.array(cols, dtype=float).T if cols else np.zeros((len(Xp), 0))
+    if not cols or (A.sum(axis=1) == 0).any():
+        return math.inf
+    res = linprog(costs, A_ub=-A, b_ub=-np.ones(len(Xp)), bounds=(0, None), method="highs")
+    assert res.status == 0
+    return float(res.fun)
+
+
+def _instances():
+    """Noisy tiny instances (DNF and CNF, weights), C from 3 to 8, whose groups have one
+    label each and some negative group."""
+    for seed in range(60):
+        X, y = _data(seed)
+        C = 3 + seed % 6
+        form = "cnf" if seed % 5 == 4 else "dnf"
+        sw = None if seed % 3 else np.random.default_rng(seed).integers(1, 4, size=len(y))
+        p = RuleProblem.from_matrix(X, y, sample_weight=sw)
+        st = State(p, ColGenOptions(complexity_bound=C, form=form, empty_clause=False))
+        if np.any(st.neg[st.P] > 0):
+            continue
+        yield seed, X, y, sw, C, form, st
+
+
+def test_proves_exactly_when_the_exact_lp_exceeds_C_and_never_beyond_the_optimum():
+    """Without limits it proves exactly when the exact LP over every pure clause exceeds C
+    (ties within 1e-6 skipped); its proven LP bound never exceeds that LP, its last
+    restricted LP is never below it, and whenever it proves, the brute-force optimum is at
+    least one error's weight.  It must prove on instances the packing bound leaves open."""
+    proved = beyond_packing = checked = 0
+    for seed, X, y, sw, C, form, st in _instances():
+        Z = _exact_lp(st)
+        cl = cover_lp_bound(st, None)
+        checked += 1
+        assert cl.lp_bound <= Z + 1e-6, (seed, cl.lp_bound, Z)
+        if math.isfinite(Z) and cl.restricted_lp is not None:
+            assert cl.restricted_lp >= Z - 1e-6, (seed, cl.restricted_lp, Z)
+        if not math.isfinite(Z) or abs(Z - math.floor(C)) < 1e-6:
+            continue
+        assert (cl.bound > 0) == (Z > C), (seed, Z, C, cl.stopped, cl.reason)
+        if cl.bound > 0:
+            proved += 1
+            assert cl.bound == st.round_bound(least_error_weight(st))
+            assert not cl.stopped and "cover" in cl.reason
+            _, opt = brute_force_ruleset(X, y, C, C - 1, sample_weight=sw, form=form)
+            assert opt >= cl.bound - 1e-9, (seed, opt, cl.bound)
+            beyond_packing += packing_bound(st).bound == 0
+        else:
+            assert cl.stopped == "lp_at_most_C", (seed, cl.stopped)
+    assert checked >= 40 and proved >= 5 and beyond_packing >= 1, (
+        checked, proved, beyond_packing)
+
+
+def test_the_bound_never_decreases_with_its_node_budget():
+    """Its work is counted: a larger budget of cover LPs repeats the smaller one's steps, so
+    it proves whenever a smaller budget did, and the same budget gives the same record."""
+    tried = 0
+    for seed, X, y, sw, C, form, st in _instances():
+        full = cover_lp_bound(st, None)
+        if full.bound <= 0 or full.proof_lps < 2:
+            continue
+        tried += 1
+        budgets = [0, 1, full.proof_lps // 2, full.proof_lps, 2 * full.proof_lps, None]
+        bounds = [cover_lp_bound(st, b).bound for b in budgets]
+        assert bounds == sorted(bounds), (seed, bounds)
+        assert bounds[0] == 0 and bounds[-1] == full.bound
+        again = cover_lp_bound(st, full.proof_lps // 2)
+        first = cover_lp_bound(st, full.proof_lps // 2)
+        assert again.stats() | {"wall_time": 0} == first.stats() | {"wall_time": 0}
+    assert tried >= 2, tried
+
+
+def test_not_applicable_without_a_budget_or_with_groups_of_both_labels():
+    X, y = _data(3)
+    X2, y2 = np.vstack([X, X[:1]]), np.concatenate([y, 1 - y[:1]])   # a conflicting pair
+    st = State(RuleProblem.from_matrix(X2, y2), ColGenOptions(complexity_bound=4))
+    assert cover_lp_bound(st, None).stopped == "not applicable"
+    st = State(RuleProblem.from_matrix(X, y), ColGenOptions(complexity_bound=None,
+                                                             clause_penalty=1.0))
+    assert cover_lp_bound(st, None).stopped == "not applicable"
+
+
+def test_a_deadline_in_the_past_proves_nothing():
+    for seed, X, y, sw, C, form, st in _instances():
+        if cover_lp_bound(st, None).bound > 0:
+            cl = cover_lp_bound(st, None, deadline=0.0)
+            assert cl.bound == 0 and cl.stopped == "deadline"
+            return
+    pytest.fail("no proving instance")
+
+
+def test_a_solve_reports_the_cover_lp_bound_where_the_packing_bound_fails():
+    """No column generation, no gap closing: the Lagrangian bound is trivial and the packing
+    bound proves nothing; with ``error_free_lp_node_limit`` the cover LP proves one error, the
+    certificate's bound, kind and message say so, and the brute-force optimum is not below
+    it.  Off (the default) it is not tried."""
+    for seed, X, y, sw, C, form, st in _instances():
+        if form != "dnf" or sw is not None or packing_bound(st).bound > 0:
+            continue
+        if cover_lp_bound(st, None).bound > 0:
+            break
+    else:
+        pytest.fail("no instance for the cover LP bound")
+    p = RuleProblem.from_matrix(X, y)
+    kw = dict(complexity_bound=C, empty_clause=False, max_iter=0, close_gap=False)
+    rs, cert = solve(p, **kw)
+    assert cert.stats["error_free_lp"] is None and cert.lower_bound == 0
+    rs, cert = solve(p, error_free_lp_node_limit=None, **kw)
+    assert cert.objective == ruleset_objective(rs, p).objective
+    assert cert.lower_bound == 1.0
+    assert cert.stats["error_free_lp"]["bound"] == 1.0
+    assert cert.stats["bound_kind"].startswith("error-free cover LP: ")
+    assert "error-free cover" in cert.message
+    _, opt = brute_force_ruleset(X, y, C, C - 1)
+    assert opt >= cert.lower_bound
+
+
+@pytest.mark.parametrize("bad", [-1, 1.5, "many"])
+def test_a_bad_budget_is_refused_by_name(bad):
+    p = RuleProblem.from_matrix(*_data(0))
+    with pytest.raises(ValueError, match="error_free_lp_node_limit"):
+        validate(p, ColGenOptions(complexity_bound=5, error_free_lp_node_limit=bad))
