@@ -328,7 +328,7 @@ def main(argv=None):
                          "whose gap is open, per 2000 rows (0: off)")
     ap.add_argument("--error-free-lp-nodes", type=int, default=CERTIFY["error_free_lp_nodes"],
                     help="cover LPs of the error-free cover LP bound's proofs per 2000 rows "
-                         "(0: off)")
+                         "(0, the default: off)")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--time-limit", type=float, default=None,
                     help="a wall-clock limit per fit in seconds, on top of the counted limits "

@@ -168,3 +168,30 @@ def test_a_bad_budget_is_refused_by_name(bad):
     p = RuleProblem.from_matrix(*_data(0))
     with pytest.raises(ValueError, match="error_free_lp_node_limit"):
         validate(p, ColGenOptions(complexity_bound=5, error_free_lp_node_limit=bad))
+
+
+def test_a_budget_of_0_stays_off_in_certification_runs():
+    """``certification_options`` scales node budgets to the rows with a floor; a part given 0
+    (off) stays 0 instead of getting the floor, for this bound and the positive-side proof."""
+    from rulecert.mipmodels.colgen.presets import MIN_NODES, certification_options, scaled_nodes
+    assert scaled_nodes(0, 10**6) == 0 and scaled_nodes(10, 10**6) == 10
+    assert scaled_nodes(10**6, 10**7) == MIN_NODES
+    o = certification_options(351, error_free_lp_nodes=0, positive_side_nodes=0)
+    assert o["error_free_lp_node_limit"] == 0 and o["positive_side_node_limit"] == 0
+    assert certification_options(4000)["error_free_lp_node_limit"] == 0      # opt-in
+    assert certification_options(4000, error_free_lp_nodes=500_000)[
+        "error_free_lp_node_limit"] == 250_000
+
+
+def test_the_estimator_passes_the_budget_on():
+    from rulecert.estimators.brcg import BooleanRuleCGClassifier
+    for seed, X, y, sw, C, form, st in _instances():
+        if form == "dnf" and sw is None and packing_bound(st).bound == 0 \
+                and cover_lp_bound(st, None).bound > 0:
+            break
+    kw = dict(complexity_bound=C, empty_clause=False, max_iter=0, close_gap=False,
+              polish=False)
+    off = BooleanRuleCGClassifier(**kw).fit(X, y)
+    on = BooleanRuleCGClassifier(error_free_lp_node_limit=None, **kw).fit(X, y)
+    assert off.certificate_.stats["error_free_lp"] is None
+    assert on.certificate_.stats["error_free_lp"]["bound"] == on.certificate_.lower_bound == 1

@@ -131,8 +131,8 @@ class BooleanRuleCGClassifier(BinaryRuleClassifier):
     error_free_lp_node_limit : int >= 0 or None
         Cover LPs of the error-free cover LP bound's proofs, tried when the bound is below
         one error's weight and the packing bound proves nothing
-        (``ColGenOptions.error_free_lp_node_limit``): 0, the default, is off;
-        ``certification_options`` gives 500,000 per 2000 rows.
+        (``ColGenOptions.error_free_lp_node_limit``): 0, the default (in
+        ``certification_options`` too), is off.
     polish : bool
         After the restricted IP, polish its rule set by local search over literals (drop,
         add or swap a literal, drop a clause, add a clause), reaching clauses that no pricing

@@ -39,10 +39,11 @@ import time
 
 import numpy as np
 
+from ...monitor import interrupt_requested
 from ..highs import lp_row_duals, new_highs
 from .packing import least_error_weight
 
-MAX_ITER = 1000
+MAX_ITER = 500
 """Column-generation iterations of the cover LP at most."""
 BEAM_WIDTH, BEAM_MAX_WIDTH = 5, 1280
 """The beam search's width, doubled up to the most when it finds nothing (``beam.py``): on
@@ -149,13 +150,15 @@ def _price(master: _CoverMaster, X, v, D: int, lengths, deadline, workers: int,
 
 
 def cover_lp_bound(st, node_limit: int | None, *, seeds=(), deadline: float | None = None,
-                   workers: int = 1) -> CoverLPBound:
+                   workers: int = 1, should_stop=None) -> CoverLPBound:
     """The bound of the module doc on the loop's transformed instance ``st`` (groups ``X``,
     masses ``pos`` / ``neg``, positive groups ``P``, ``C``, ``D``), its master seeded with
     the pure clauses among ``seeds``; ``node_limit`` counts the proofs' cover LPs in all
     (None: no limit); ``deadline`` a ``time.perf_counter()`` value.  The positive-side
     proofs run on one thread without a deadline (reproducible) and on ``workers`` with one,
-    as the branch-and-bound pricing always does (its rounds are counted)."""
+    as the branch-and-bound pricing always does (its rounds are counted).  ``should_stop()``
+    (a solve's monitor: Ctrl-C, the callback, the memory cap), asked every iteration, ends it
+    as "interrupted" when not None (Ctrl-C also stops the searches inside)."""
     from .pricing.positive import positive_side_bound
     t0 = time.perf_counter()
     out = CoverLPBound()
@@ -177,6 +180,9 @@ def cover_lp_bound(st, node_limit: int | None, *, seeds=(), deadline: float | No
     for out.iterations in range(1, MAX_ITER + 1):
         if expired():
             out.stopped = "deadline"
+            break
+        if interrupt_requested() or (should_stop is not None and should_stop() is not None):
+            out.stopped = "interrupted"
             break
         lp = master.solve()
         if lp is None:

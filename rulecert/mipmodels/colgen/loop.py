@@ -522,7 +522,8 @@ def _error_free_lp(run: Run) -> dict | None:
     t0 = time.perf_counter()
     end = None if run.end.end is None else t0 + ERROR_FREE_LP_TIME_SHARE * (run.end.end - t0)
     cl = cover_lp_bound(run.st, run.o.error_free_lp_node_limit, seeds=run.st.clauses,
-                        deadline=end, workers=run.o.workers)
+                        deadline=end, workers=run.o.workers,
+                        should_stop=run.monitor.should_stop)
     if cl.bound > run.best_bound:
         run.best_bound, run.bound_kind = cl.bound, f"error-free cover LP: {cl.reason}"
     return cl.stats()

@@ -188,9 +188,10 @@ class ColGenOptions:
     after the packing bound at the end of a solve whose bound is below one error's weight,
     it solves the LP of the least-complexity error-free rule set by column generation over
     pure clauses and proves, by Farley's bound, that the LP exceeds ``C`` (then every rule
-    set of complexity ``<= C`` errs: ionosphere at C = 20, where the packing bound's
-    clique weighs 7-8).  0: off (the default: it can take minutes); None: no limit;
-    :func:`.presets.certification_options` gives 500,000 per 2000 rows."""
+    set of complexity ``<= C`` errs), where the packing bound's clique is too light.  0: off
+    (the default, also in :func:`.presets.certification_options`: it can take minutes and
+    prove nothing); None: no limit.  Its column generation also stops after
+    ``cover_lp.MAX_ITER`` iterations."""
     workers: int = 1
     """Threads of the branch-and-bound searches (pricing, the bound's searches, gap
     closing: ``pricing/bnb.py`` deals the tree to them, deterministically for a given
