@@ -12,7 +12,7 @@ pricing, and proves nothing where the clique is light (7-8 on wdbc and ionospher
 ``C = 20``).  Here the LP is solved by column generation: a HiGHS master over the pure clauses
 found (the solve's pure columns first, and an artificial column of cost ``C + 1`` per group,
 so that it is always feasible), priced by the beam search over clauses of 1..D literals and,
-where it finds nothing, the literal branch-and-bound at 2, 3 and 5 literals (negative groups
+where it finds nothing, the literal branch-and-bound at 2 and 3 literals (negative groups
 at a cost above any gain, so only pure clauses improve).
 
 *Farley's bound.*  For duals ``y >= 0`` of the cover rows, if ``y(k) <= rho c_k`` for every
@@ -43,15 +43,19 @@ from ...monitor import interrupt_requested
 from ..highs import lp_row_duals, new_highs
 from .packing import least_error_weight
 
-MAX_ITER = 500
-"""Column-generation iterations of the cover LP at most."""
+MAX_ITER = 1000
+"""Column-generation iterations of the cover LP at most (heart at C = 20 proves after 171).
+With :data:`PRICING_NODE_LIMIT` it bounds the work between proofs, which the node limit
+(the proofs' cover LPs) does not count."""
 BEAM_WIDTH, BEAM_MAX_WIDTH = 5, 1280
 """The beam search's width, doubled up to the most when it finds nothing (``beam.py``): on
 ionosphere's cover LP at C = 20 it finds improving clauses of 6-8 literals in 0.02-0.1 s where
-the branch-and-bound over 5 literals spends 2 million nodes (10 s) for none."""
-SHORT_LENGTHS = (2, 3, 5)
-"""Clause lengths of the short pricing searches (capped at ``D``), tried in turn."""
-PRICING_NODE_LIMIT = 2_000_000
+the branch-and-bound over 5 literals spent 2 million nodes (10 s) for none."""
+SHORT_LENGTHS = (2, 3)
+"""Clause lengths of the short pricing searches (capped at ``D``), tried in turn where the
+beam finds nothing (at 5 literals the search did not complete in 2 million nodes on
+ionosphere; the positive-side proof prices clauses of every length exactly)."""
+PRICING_NODE_LIMIT = 500_000
 """Branch-and-bound nodes of one short pricing call."""
 FOUND_NODE_LIMIT = 20_000
 """A short pricing call returns once it holds an improving clause and spent this many nodes
@@ -212,7 +216,9 @@ def cover_lp_bound(st, node_limit: int | None, *, seeds=(), deadline: float | No
         if ps.complete and sy / ratio > Cf:
             out.reason = (f"every rule set of complexity <= C errs: the LP of the least-"
                           f"complexity error-free cover is >= {sy / ratio:.8g} > {Cf:g} "
-                          f"(Farley's bound over {len(master.clauses)} pure clauses)")
+                          f"(Farley's bound, proven over every pure clause of 1..{st.D} "
+                          f"literals at the duals of a master of {len(master.clauses)} "
+                          f"pure clauses)")
             out.bound = st.round_bound(least_error_weight(st))
             break
         if ps.witness is not None and master.add(ps.witness):

@@ -475,13 +475,17 @@ def _finalize(run: Run, ip: RestrictedIP, problem) -> ColgenSolution:
     if not cert.proven_optimal and unproven_msg is not None:
         cert.message = unproven_msg
     said = bound_message(run.bound_kind, _bound_class(run), cert)
-    pk = run.packing
+    pk, ef = run.packing, run.error_free_lp
     if pk is not None and pk["stopped"]:
         said += " (the packing bound was tried, and the time limit stopped it)"
-    elif pk is not None and pk["bound"] <= 0 and pk["clique_size"]:
+    elif pk is not None and pk["bound"] <= 0 and pk["clique_size"] and (
+            ef is None or ef["bound"] <= 0):
         said += (f" (nor the packing bound: its heaviest clique of positive groups needs "
-                 f"complexity {pk['clique_complexity']:g} <= C, so an error-free "
-                 f"rule set may fit)")
+                 f"complexity {pk['clique_complexity']:g} <= C"
+                 + ("" if ef is None else
+                    f", nor the error-free cover LP: {ef['stopped']}, its restricted LP "
+                    f"{ef['restricted_lp'] or 0:.6g}")
+                 + ", so an error-free rule set may fit)")
     cert.message = f"{cert.message}; {said}" if cert.message else said
     run.history.append({"time": time.perf_counter() - run.t0, "iteration": run.it,
                         "objective": objective, "lower_bound": cert.lower_bound,
