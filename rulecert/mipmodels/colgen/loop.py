@@ -134,11 +134,11 @@ from .. import cpsat as cx
 from .. import highs as hx
 from .bound_search import dual_search, positive_side_search, raise_bound_with_time_left
 from .bounds import Duals, conflict_bound, read_duals
+from .cover_lp import cover_lp_bound
 from .dive import dive
 from .gap_closing import close_gap, solve_small_class
 from .master import RestrictedMaster
 from .options import ColGenOptions, validate
-from .cover_lp import cover_lp_bound
 from .packing import least_error_weight, packing_bound
 from .polish import polish
 from .pricing import PricingRound, price
