@@ -138,6 +138,17 @@ def test_a_deadline_in_the_past_proves_nothing():
     pytest.fail("no proving instance")
 
 
+def test_a_stop_request_ends_it_as_interrupted_proving_nothing():
+    """``should_stop`` (a solve's monitor: Ctrl-C, the callback, the memory cap) is asked
+    every iteration; a request ends the search before its first LP."""
+    for seed, X, y, sw, C, form, st in _instances():
+        if cover_lp_bound(st, None).bound > 0:
+            cl = cover_lp_bound(st, None, should_stop=lambda: ("interrupted", "test"))
+            assert cl.bound == 0 and cl.stopped == "interrupted" and cl.restricted_lp is None
+            return
+    pytest.fail("no proving instance")
+
+
 def test_a_solve_reports_the_cover_lp_bound_where_the_packing_bound_fails():
     """No column generation, no gap closing: the Lagrangian bound is trivial and the packing
     bound proves nothing; with ``error_free_lp_node_limit`` the cover LP proves one error, the

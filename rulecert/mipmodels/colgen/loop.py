@@ -530,6 +530,7 @@ def _error_free_lp(run: Run) -> dict | None:
                         should_stop=run.monitor.should_stop)
     if cl.bound > run.best_bound:
         run.best_bound, run.bound_kind = cl.bound, f"error-free cover LP: {cl.reason}"
+    run.check_stop("the error-free cover LP", overriding=True)
     return cl.stats()
 
 
