@@ -16,7 +16,7 @@ from rulecert.mipmodels.colgen.state import State
 from rulecert.models.ruleset import ruleset_objective
 from rulecert.problem import RuleProblem
 from rulecert.reference.ruleset import brute_force_ruleset
-from test_colgen_packing import _planted   # labels of a planted DNF: error-free at its C
+from test_colgen_packing import trivial_planted_fit   # planted DNF: error-free at its C
 
 
 def _data(seed, n=18, d=5, p=0.5):
@@ -178,21 +178,9 @@ def test_a_solve_reports_the_cover_lp_bound_where_the_packing_bound_fails():
 def test_where_an_error_free_rule_set_fits_it_proves_nothing_and_the_message_says_so():
     """A planted DNF fits C: the cover LP's restricted LP falls to C or below (no LP bound
     can prove an error), the bound stays 0 and the message names both attempts."""
-    for seed in range(1, 200, 2):
-        inst = _planted(seed, n=40, d=6)
-        if inst is None:
-            continue
-        X, y, cpx = inst
-        p = RuleProblem.from_matrix(X, y)
-        rs, cert = solve(p, complexity_bound=cpx, empty_clause=False, max_iter=0,
-                         close_gap=False, polish=False, local_search=False,
-                         error_free_lp_node_limit=None)
-        if cert.objective > 0 and cert.stats["error_free_lp"] is not None:
-            break
-    else:
-        pytest.fail("no instance with a trivial bound")
+    cpx, cert = trivial_planted_fit(error_free_lp_node_limit=None)
     ef = cert.stats["error_free_lp"]
-    assert cert.lower_bound == 0 and ef["bound"] == 0
+    assert ef is not None and ef["bound"] == 0
     assert ef["stopped"] == "lp_at_most_C" and ef["restricted_lp"] <= cpx + 1e-6
     assert "nor the error-free cover LP: lp_at_most_C" in cert.message
     assert "may fit" in cert.message

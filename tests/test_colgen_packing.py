@@ -154,9 +154,9 @@ def test_a_solve_with_a_trivial_bound_reports_the_packing_bound():
     assert cert.proven_optimal and cert.stats["packing"] is None
 
 
-def test_a_trivial_bound_says_what_the_packing_bound_found():
-    """A planted error-free rule set fits C, a short run leaves the bound at 0: the packing
-    bound is tried, proves nothing, and the message says how heavy its clique was."""
+def trivial_planted_fit(**kw):
+    """The first planted instance (an error-free rule set fits its C) that a solve without
+    column generation leaves with an error and the bound 0: its C and certificate."""
     for seed in range(1, 200, 2):
         inst = _planted(seed, n=40, d=6)
         if inst is None:
@@ -164,11 +164,16 @@ def test_a_trivial_bound_says_what_the_packing_bound_found():
         X, y, cpx = inst
         p = RuleProblem.from_matrix(X, y)
         rs, cert = solve(p, complexity_bound=cpx, empty_clause=False, max_iter=0,
-                         close_gap=False, polish=False, local_search=False)
+                         close_gap=False, polish=False, local_search=False, **kw)
         if cert.objective > 0 and cert.lower_bound == 0:
-            break
-    else:
-        pytest.fail("no instance with a trivial bound")
+            return cpx, cert
+    pytest.fail("no instance with a trivial bound")
+
+
+def test_a_trivial_bound_says_what_the_packing_bound_found():
+    """A planted error-free rule set fits C, a short run leaves the bound at 0: the packing
+    bound is tried, proves nothing, and the message says how heavy its clique was."""
+    cpx, cert = trivial_planted_fit()
     pk = cert.stats["packing"]
     assert pk is not None and pk["bound"] == 0 and pk["clique_complexity"] <= cpx
     assert "trivial" in cert.message
