@@ -93,10 +93,6 @@ class CoverLPBound:
         return dataclasses.asdict(self)
 
 
-def _never() -> bool:
-    return False
-
-
 class _CoverMaster:
     """The restricted master LP of the error-free cover (rows: positive groups)."""
 
@@ -161,12 +157,15 @@ def cover_lp_bound(st, node_limit: int | None, *, seeds=(), deadline: float | No
     (None: no limit); ``deadline`` a ``time.perf_counter()`` value.  The positive-side
     proofs run on one thread without a deadline (reproducible) and on ``workers`` with one,
     as the branch-and-bound pricing always does (its rounds are counted).  ``should_stop()``
-    (a solve's monitor: Ctrl-C, the callback, the memory cap), asked every iteration, ends it
-    as "interrupted" when not None (Ctrl-C also stops the searches inside)."""
+    (a solve's monitor: Ctrl-C, the callback, the memory cap; by default Ctrl-C alone), asked
+    every iteration, ends it as "interrupted" when not None (Ctrl-C also stops the searches
+    inside)."""
     from .pricing.positive import positive_side_bound
     t0 = time.perf_counter()
     out = CoverLPBound()
-    expired = _never if deadline is None else (lambda: time.perf_counter() >= deadline)
+    if should_stop is None:                   # a direct call: Ctrl-C alone
+        def should_stop():
+            return "interrupted" if interrupt_requested() else None
     negative = np.flatnonzero(st.neg > 0)
     if st.C is None or not len(st.P) or not len(negative) or np.any(st.neg[st.P] > 0):
         out.stopped = "not applicable"
@@ -174,18 +173,17 @@ def cover_lp_bound(st, node_limit: int | None, *, seeds=(), deadline: float | No
     Cf = math.floor(st.C + 1e-9)
     X = np.ascontiguousarray(np.r_[st.X[st.P], st.X[negative]])
     nP = len(st.P)
-    Xn = X[nP:]
     master = _CoverMaster(X[:nP], Cf + 1.0)
     for cl in seeds:
-        if cl and len(cl) <= st.D and not np.logical_and.reduce(Xn[:, list(cl)], axis=1).any():
+        if cl and len(cl) <= st.D and not st.coverage(cl)[negative].any():
             master.add(cl)
     lengths = sorted({min(k, st.D) for k in SHORT_LENGTHS})
     left = math.inf if node_limit is None else float(node_limit)
     for out.iterations in range(1, MAX_ITER + 1):
-        if expired():
+        if deadline is not None and time.perf_counter() >= deadline:
             out.stopped = "deadline"
             break
-        if interrupt_requested() or (should_stop is not None and should_stop() is not None):
+        if should_stop() is not None:
             out.stopped = "interrupted"
             break
         lp = master.solve()
@@ -197,7 +195,7 @@ def cover_lp_bound(st, node_limit: int | None, *, seeds=(), deadline: float | No
         if out.restricted_lp <= Cf * (1.0 + 2 * RATIO_SLACK):
             out.stopped = "lp_at_most_C"        # Z <= the restricted LP: no proof anywhere
             break
-        v = np.r_[-y, np.full(len(Xn), sy + 2.0 * (1 + st.D) * max(1.0, sy / Cf))]
+        v = np.r_[-y, np.full(len(negative), sy + 2.0 * (1 + st.D) * max(1.0, sy / Cf))]
         found = _price(master, X, v, st.D, lengths, deadline, workers, out)
         if found:
             continue
