@@ -16,14 +16,13 @@ from rulecert.mipmodels.colgen.state import State
 from rulecert.models.ruleset import ruleset_objective
 from rulecert.problem import RuleProblem
 from rulecert.reference.ruleset import brute_force_ruleset
+from test_colgen_packing import _data as packing_data, noisy_case
 from test_colgen_packing import trivial_planted_fit   # planted DNF: error-free at its C
 
 
-def _data(seed, n=18, d=5, p=0.5):
-    rng = np.random.default_rng(seed)
-    X = rng.random((n, d)) < 0.5
-    X = np.hstack([X, ~X])                     # literals and their negations
-    y = (rng.random(n) < p).astype(int)
+def _data(seed, n=18, d=5):
+    """The packing tests' random instances, without the patterns that have both labels."""
+    X, y = packing_data(seed, n, d)
     _, inv = np.unique(X, axis=0, return_inverse=True)
     inv = inv.ravel()
     mixed = np.array([len(set(y[inv == g])) > 1 for g in inv])
@@ -60,10 +59,7 @@ def _instances():
     """Noisy tiny instances (DNF and CNF, weights), C from 3 to 8, whose groups have one
     label each and some negative group."""
     for seed in range(60):
-        X, y = _data(seed)
-        C = 3 + seed % 6
-        form = "cnf" if seed % 5 == 4 else "dnf"
-        sw = None if seed % 3 else np.random.default_rng(seed).integers(1, 4, size=len(y))
+        X, y, C, form, sw = noisy_case(seed, _data, c0=3)
         p = RuleProblem.from_matrix(X, y, sample_weight=sw)
         st = State(p, ColGenOptions(complexity_bound=C, form=form, empty_clause=False))
         if np.any(st.neg[st.P] > 0):

@@ -85,6 +85,16 @@ def _planted(seed, n=16, d=5):
     return X, y, 2 + sum(len(c) for c in cls)
 
 
+def noisy_case(seed, data=_data, c0=2):
+    """A noisy tiny instance by seed: its data, C from ``c0`` to ``c0 + 5``, CNF on every
+    fifth seed, sample weights on two seeds of three."""
+    X, y = data(seed)
+    C = c0 + seed % 6
+    form = "cnf" if seed % 5 == 4 else "dnf"
+    sw = None if seed % 3 else np.random.default_rng(seed).integers(1, 4, size=len(y))
+    return X, y, C, form, sw
+
+
 def test_packing_bound_never_exceeds_the_brute_force_optimum_and_proves_some():
     """On tiny instances (DNF and CNF, weights, C from 2 to 7), noisy ones and ones whose
     labels a planted DNF of complexity <= C gives (error-free rule sets exist): whenever
@@ -101,10 +111,7 @@ def test_packing_bound_never_exceeds_the_brute_force_optimum_and_proves_some():
             C, form, sw = cpx + seed % 3, "dnf", None
             planted += 1
         else:
-            X, y = _data(seed)
-            C = 2 + seed % 6
-            form = "cnf" if seed % 5 == 4 else "dnf"
-            sw = None if seed % 3 else np.random.default_rng(seed).integers(1, 4, size=len(y))
+            X, y, C, form, sw = noisy_case(seed)
         p = RuleProblem.from_matrix(X, y, sample_weight=sw)
         st = State(p, ColGenOptions(complexity_bound=C, form=form, empty_clause=False))
         pk = packing_bound(st)
