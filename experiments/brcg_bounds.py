@@ -139,7 +139,8 @@ def fit_one(name, C, variant, args, kw=None) -> dict:
            "termination": cert.termination.value, "bound_kind": cert.stats["bound_kind"],
            "bound_class": cert.stats.get("bound_class", "-"),
            "iterations": cert.iterations, "complexity": rs.complexity,
-           "rmlp": cert.stats.get("rmlp_objective"), "stop": cert.stats.get("stop_reason"),
+           "rmlp": cert.stats.get("rmlp_objective"), "lp_ceiling": cert.stats.get("lp_ceiling"),
+           "stop": cert.stats.get("stop_reason"),
            "time": time.perf_counter() - t0}
     dv = cert.stats.get("dive")
     if dv:
@@ -204,7 +205,8 @@ def print_header(cls: str, file=None, strengthen=None):
              f" strengthen_bound({strengthen} nodes per 2000 rows): bound / gap |")
     print("\n| dataset | rows x features | C | today: objective / bound / gap | today's bound "
           f"| new: objective / bound / gap | new bound (class: {cls}) | new: iterations, stop "
-          "| last restricted LP |" + extra, file=file)
+          "| last restricted LP (least gap of a bound from the LP relaxation) |" + extra,
+          file=file)
     print("|---|---|---|---|---|---|---|---|---|" + ("---|" if strengthen else ""), file=file)
 
 
@@ -220,7 +222,16 @@ def print_row(r, file=None, strengthen=None):
     print(f"| {r['dataset']} | {n['rows']} x {n['features']} | {r['C']} | {today} | "
           f"{n['objective']:.0f} / {n['bound']:.0f} / "
           f"{n['rel_gap']:.1%} | {short_kind(n['bound_kind'])} | {stop_of(n)} | "
-          f"{_num(n.get('rmlp'))} |" + extra, file=file, flush=True)
+          f"{_num(n.get('rmlp'))}{_ceiling_gap(n)} |" + extra, file=file, flush=True)
+
+
+def _ceiling_gap(n) -> str:
+    """The least gap any bound from the LP relaxation could certify for the rule set found:
+    its bound can exceed neither the last restricted LP nor, rounded up, ``lp_ceiling``."""
+    top = n.get("lp_ceiling")
+    if top is None or n["objective"] <= 0:
+        return ""
+    return f" ({max(0.0, n['objective'] - top) / n['objective']:.1%})"
 
 
 def stop_of(n) -> str:

@@ -486,6 +486,7 @@ def _finalize(run: Run, ip: RestrictedIP, problem) -> ColgenSolution:
                     f", nor the error-free cover LP: {ef['stopped']}, its restricted LP "
                     f"{ef['restricted_lp'] or 0:.6g}")
                  + ", so an error-free rule set may fit)")
+    said += _lp_ceiling_message(run, cert)
     cert.message = f"{cert.message}; {said}" if cert.message else said
     run.history.append({"time": time.perf_counter() - run.t0, "iteration": run.it,
                         "objective": objective, "lower_bound": cert.lower_bound,
@@ -559,6 +560,27 @@ def _bound_class(run: Run) -> str:
     return f"{run.o.form.upper()} rule sets of {cx_} over {cl}"
 
 
+def lp_ceiling(run: Run) -> float | None:
+    """The most a bound from the master LP relaxation (the LP bound, the Lagrangian and
+    Farley's bounds at any duals) can certify: the last restricted LP, at least the LP optimum
+    (it has fewer clauses), rounded up as bounds are.  The packing bound, the error-free cover
+    LP and the enumerated knapsack are not of this kind and can exceed it."""
+    return None if run.last_rmlp is None else run.st.round_bound(run.last_rmlp)
+
+
+def _lp_ceiling_message(run: Run, cert: Certificate) -> str:
+    """Where the bound did not meet the objective and the relaxation cannot meet it either:
+    the least gap any bound from the LP relaxation could certify (so that a user knows the
+    rest of the gap needs a better rule set or a bound beyond the relaxation)."""
+    top = lp_ceiling(run)
+    if cert.proven_optimal or top is None or cert.objective <= 0 or \
+            not cert.lower_bound <= top < cert.objective - 1e-9 * max(1.0, cert.objective):
+        return ""
+    return (f" (the restricted LP is {run.last_rmlp:.6g}, so no bound from the LP relaxation "
+            f"exceeds {top:.6g}: gap >= {(cert.objective - top) / cert.objective:.1%}; less "
+            f"needs a better rule set or a bound beyond the relaxation, such as branching)")
+
+
 def bound_message(kind: str, cls: str, cert: Certificate) -> str:
     """The certificate message's account of the bound: which bound, over which rule sets."""
     if cert.lower_bound <= 0.0 and cert.objective > 0.0:
@@ -573,6 +595,7 @@ def _stats(run: Run, ip: RestrictedIP, rs: RuleSet, score, clauses) -> dict:
     return {"bound_kind": run.bound_kind, "bound_class": _bound_class(run),
             "bound_trivial": run.best_bound <= 0.0, "stop_reason": stop, "cg_iterations": run.it,
             "columns": run.master.n_columns, "rmlp_objective": run.last_rmlp,
+            "lp_ceiling": lp_ceiling(run),
             "lp_converged": stop == "converged",
             "lp_bound_attained": stop in ("converged", "lp_bound_attained"),
             "pricing_calls": run.calls, "pricing_log": run.pricing_log,
