@@ -55,6 +55,88 @@ def _exact_lp(st) -> float:
     return float(res.fun)
 
 
+def _exact_ip(st) -> float:
+    """The least complexity of an error-free cover by pure clauses of 1..D literals
+    (enumerated, scipy's MILP); inf when there is none."""
+    from scipy.optimize import Bounds, LinearConstraint, milp
+    neg, Xp = st.X[st.neg > 0], st.X[st.P]
+    cols, costs = [], []
+    for r in range(1, st.D + 1):
+        for cl in itertools.combinations(range(st.d), r):
+            if not np.logical_and.reduce(neg[:, list(cl)], axis=1).any():
+                cols.append(np.logical_and.reduce(Xp[:, list(cl)], axis=1))
+                costs.append(1.0 + r)
+    A = np.array(cols, dtype=float).T if cols else np.zeros((len(Xp), 0))
+    if not cols or (A.sum(axis=1) == 0).any():
+        return math.inf
+    res = milp(costs, constraints=LinearConstraint(A, lb=1), integrality=np.ones(len(costs)),
+               bounds=Bounds(0, 1))
+    assert res.status == 0
+    return float(res.fun)
+
+
+def _odd_cycles():
+    """Odd cycles of positive groups (literal i true on groups i and i + 1 only), a negative
+    group false on them, and random extra literals: the cover LP is k (every cycle literal
+    at 1/2) and the least error-free cover k + 1, so at C = k no LP bound proves an error;
+    the reduced-cost enumeration does."""
+    for k in (3, 5, 7):
+        for extra, seed in itertools.product((0, 2, 3), (0, 1)):
+            rng = np.random.default_rng(100 * k + 10 * extra + seed)
+            P = np.zeros((k, k), dtype=bool)
+            for i in range(k):
+                P[i, i] = P[(i + 1) % k, i] = True
+            X = np.c_[np.r_[P, np.zeros((1 + extra, k), dtype=bool)],
+                      rng.random((k + 1 + extra, extra)) < 0.5]
+            if len(np.unique(X, axis=0)) < len(X):
+                continue
+            y = np.r_[np.ones(k, dtype=int), np.zeros(1 + extra, dtype=int)]
+            p = RuleProblem.from_matrix(X, y)
+            yield X, y, State(p, ColGenOptions(complexity_bound=k, empty_clause=False))
+
+
+def test_the_enumeration_proves_beyond_the_lp_and_only_where_no_error_free_cover_fits():
+    """Where the cover LP is at most C the reduced-cost enumeration decides: on the odd
+    cycles (LP = C < the least error-free cover) it proves, and on the random instances
+    whose LP is at most C it proves only where the exact least error-free cover (every pure
+    clause enumerated, an exact MILP) exceeds C; the brute-force optimum then errs."""
+    cycles = 0
+    for X, y, st in _odd_cycles():
+        Z, IP = _exact_lp(st), _exact_ip(st)
+        assert Z <= st.C + 1e-9 < IP, (Z, IP, st.C)
+        cl = cover_lp_bound(st, None)
+        assert cl.bound == 1.0 and "enumeration" in cl.reason, (cl.stopped, cl.reason)
+        assert cl.enumeration_ip > st.C and cl.enumerated >= 1 and not cl.stopped
+        if st.C <= 5:
+            _, opt = brute_force_ruleset(X, y, int(st.C), int(st.C) - 1, empty_clause=False)
+            assert opt >= 1
+        cycles += 1
+    assert cycles >= 6, cycles
+    checked = 0
+    for seed, X, y, sw, C, form, st in _instances():
+        Z = _exact_lp(st)
+        if not math.isfinite(Z) or Z > C:
+            continue
+        cl = cover_lp_bound(st, None)
+        checked += 1
+        assert (cl.bound > 0) == (_exact_ip(st) > C), (seed, cl.stopped, cl.reason)
+        if cl.bound == 0:
+            assert cl.stopped == "lp_at_most_C" and cl.enumeration_ip <= C + 1e-6
+    assert checked >= 10, checked
+
+
+def test_the_enumeration_needs_its_whole_budget():
+    """Its cover LPs are counted with the proofs': a budget that stops it proves nothing,
+    and the bound never decreases with the budget."""
+    for X, y, st in list(_odd_cycles())[:4]:
+        full = cover_lp_bound(st, None)
+        assert full.bound == 1.0 and full.proof_lps >= 2
+        bounds = [cover_lp_bound(st, b).bound for b in
+                  (0, 1, full.proof_lps - 1, full.proof_lps, None)]
+        assert bounds == sorted(bounds) and bounds[0] == 0 and bounds[-1] == 1.0, bounds
+        assert cover_lp_bound(st, full.proof_lps - 1).bound == 0
+
+
 def _instances():
     """Noisy tiny instances (DNF and CNF, weights), C from 3 to 8, whose groups have one
     label each and some negative group."""
@@ -82,7 +164,7 @@ def test_proves_exactly_when_the_exact_lp_exceeds_C_and_never_beyond_the_optimum
             assert cl.restricted_lp >= Z - 1e-6, (seed, cl.restricted_lp, Z)
         if not math.isfinite(Z) or abs(Z - math.floor(C)) < 1e-6:
             continue
-        assert (cl.bound > 0) == (Z > C), (seed, Z, C, cl.stopped, cl.reason)
+        assert (cl.bound > 0) == (Z > C), (seed, Z, C, cl.stopped, cl.reason)  # (no IP gap)
         if cl.bound > 0:
             proved += 1
             assert cl.bound == st.round_bound(least_error_weight(st))

@@ -314,10 +314,19 @@ def positive_side_bound(X: np.ndarray, v: np.ndarray, const: float, lit: float,
                         max_length: int, upper: float, node_limit: int | None = None,
                         deadline: float | None = None,
                         exact_node_limit: int = EXACT_NODE_LIMIT,
-                        workers: int = 1) -> PositiveSideResult:
+                        workers: int = 1, collect: list | None = None) -> PositiveSideResult:
     """Prove ``rc(S) = const + lit |S| + sum_{g covered by S} v_g >= upper`` for every clause
     ``S`` of 1..``max_length`` literals over the columns of ``X`` (module doc); the result's
-    bound is valid whether or not the proof completes.  ``node_limit`` counts cover LPs;
+    bound is valid whether or not the proof completes.
+
+    With a list ``collect`` it *enumerates* instead: a set ``T`` whose own clauses may cost
+    less than ``upper`` does not fail the search; its least clause within ``meet(T)`` (its
+    cover IP, ``exact_node_limit`` nodes) is appended to ``collect`` as ``(clause or None,
+    proven lower bound on F(meet(T)))``, and its subtree is searched on.  A search that
+    completes has then met every set of gain groups some clause below ``upper`` covers
+    exactly: a clause ``S`` below ``upper`` has an entry whose clause covers at least the
+    gain groups ``S`` covers at ``lit |.| + cost(.)`` at most ``S``'s, wherever the entry's
+    clause attains its bound (the IP finished).  ``node_limit`` counts cover LPs;
     ``deadline`` is a ``time.perf_counter()`` value; Ctrl-C stops the search.  Where a set's
     cover LP falls below ``upper`` its cover IP is solved (``exact_node_limit`` HiGHS nodes;
     0: never) before the proof is declared failed: an optimal cover below ``upper`` is a
@@ -365,9 +374,9 @@ def positive_side_bound(X: np.ndarray, v: np.ndarray, const: float, lit: float,
 
     def expand(first, inT, meet, m, F, base, neg):
         """The node's own bound, and its children (or None when the figures fall below
-        ``upper`` at the node itself), with the bounds met on the way."""
+        ``upper`` at the node itself, unless it enumerates), with the bounds met on the way."""
         head = const + F - m
-        if head < upper:
+        if head < upper and collect is None:
             return head, None, []
         cand = candidates(first, inT, meet)
         suffix = np.cumsum(gain[cand][::-1])[::-1]       # their gain from each one on
@@ -394,7 +403,7 @@ def positive_side_bound(X: np.ndarray, v: np.ndarray, const: float, lit: float,
                 value, base, neg, _ = lp.ascend(meet, pd[2])
                 floor = max(value, floor)
                 head, children, met = expand(first, inT, meet, m, floor, base, neg)
-            if children == []:
+            if children == [] and head >= upper:   # (an enumeration's entry needs its IP)
                 with lock:
                     state["bound"] = min(state["bound"], *met)
                     state["ascents"] += ascended
@@ -415,6 +424,8 @@ def positive_side_bound(X: np.ndarray, v: np.ndarray, const: float, lit: float,
             Fx, witness = lp.exact(meet, exact_node_limit)
             F = max(F, Fx)
         head, children, met = expand(first, inT, meet, m, F, base, neg)
+        if collect is not None and head < upper:
+            collect.append((witness, F))    # the enumeration's entry; its subtree goes on
         if children is None:
             # a set T whose own clauses may cost less than upper: the proof fails (its
             # subtree and the sets left open keep their bounds)
