@@ -208,8 +208,9 @@ def _enumerate(X, nP: int, y, v, delta: float, Cf: float, D: int, left: float, d
     return (f"every rule set of complexity <= C errs: no error-free cover of complexity <= "
             f"{Cf:g} exists (reduced-cost enumeration at the duals of the error-free cover "
             f"LP, {float(y.sum()):.6g}: the {len(clauses)} least pure clauses of the "
-            f"{len(entries)} sets of positive groups below {tau:.4g} need complexity "
-            f">= {out.enumeration_ip:.6g} to cover its {len(gain)} groups of nonzero dual)")
+            f"{len(entries)} sets of positive groups at reduced cost <= {tau:.4g} need "
+            f"complexity >= {out.enumeration_ip:.6g} to cover the {len(gain)} groups of "
+            f"nonzero dual)")
 
 
 def _least_cover(Xg: np.ndarray, clauses: list) -> float:

@@ -48,7 +48,8 @@ Algorithm
    clause covering no negative covers two at a time, too many to fit ``C``) or, where that
    proves nothing and ``error_free_lp_node_limit`` allows, by the LP of the least-complexity
    error-free cover (``cover_lp.py``: column generation over those clauses, Farley's bound
-   above ``C``).
+   above ``C``, and where that LP is at most ``C``, a reduced-cost enumeration of the
+   clauses an error-free rule set could use, then their cover IP).
 7. Under a time limit, the time the phases left raises the bound (``bound_search.py``: the
    last search's descent at the last duals, stopped by the clock).
 

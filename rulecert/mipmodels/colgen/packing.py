@@ -34,9 +34,9 @@ covers at most one member, at complexity at least its price), so it never proves
 that LP.  Its use is that it needs no pricing proof: it holds when column generation stopped
 before its own bound became positive (ILPD at ``C = 10`` on ``brcg_table.py``'s counted
 limits: 0 -> 1).  Where the master LP itself is 0 (wdbc at ``C = 20``: fractions of pure
-clauses fit the budget), it proves nothing either; only integer reasoning (branching, cuts)
-could.  It is tried after gap closing when the bound is still below one error's weight
-(``loop._packing``).
+clauses fit the budget), it proves nothing either; only integer reasoning could
+(``cover_lp.py``'s reduced-cost enumeration proves it).  It is tried after gap closing when
+the bound is still below one error's weight (``loop._packing``).
 """
 from __future__ import annotations
 
