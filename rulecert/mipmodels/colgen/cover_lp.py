@@ -38,7 +38,7 @@ positive groups of nonzero dual such a clause can cover, with the least pure cla
 its meet (a cover IP); replacing each clause of ``S`` by that of its set keeps the cover of
 those groups at no more complexity.  So when the cover IP of those groups over the
 enumerated clauses needs more than ``C'``, every rule set of complexity ``<= C`` errs.  On
-wdbc at C = 20 (LP 19.19): 2712 sets below ``tau = 0.98``, cover IP 21.
+wdbc at C = 20 (LP 19.19): 2846 sets at most ``tau = 0.986``, cover IP 21.
 
 Its work is counted (iterations, branch-and-bound nodes per pricing call, cover LPs of the
 proofs and of the enumeration in all), so a run without a deadline is reproducible; under a
@@ -175,8 +175,13 @@ def _price(master: _CoverMaster, X, v, D: int, lengths, deadline, workers: int,
     return False
 
 
+def _count(left: float) -> int | None:
+    """A node budget left, as the searches take it (None: no limit)."""
+    return None if math.isinf(left) else int(left)
+
+
 def _enumerate(X, nP: int, y, v, delta: float, Cf: float, D: int, left: float, deadline,
-               workers: int, out: CoverLPBound) -> str | None:
+               proof_workers: int, out: CoverLPBound) -> str | None:
     """The reduced-cost enumeration of the module doc at the LP duals ``y`` (``v`` the
     pricing's coefficients, ``delta`` the proven bound on the reduced costs' negative part):
     the reason when it proves that no error-free cover of complexity ``<= Cf`` exists, else
@@ -185,9 +190,9 @@ def _enumerate(X, nP: int, y, v, delta: float, Cf: float, D: int, left: float, d
     tau = Cf - float(y.sum()) + max(0.0, Cf // 2 - 1) * delta
     entries: list = []
     ps = positive_side_bound(X, v, 1.0, 1.0, D, upper=tau + 1e-6,
-                             node_limit=None if math.isinf(left) else int(left),
+                             node_limit=_count(left),
                              deadline=deadline, exact_node_limit=ENUMERATION_IP_NODES,
-                             workers=1 if deadline is None else workers, collect=entries)
+                             workers=proof_workers, collect=entries)
     out.proof_lps += ps.nodes
     out.enumerated = len(entries)
     if not ps.complete:
@@ -265,6 +270,7 @@ def cover_lp_bound(st, node_limit: int | None, *, seeds=(), deadline: float | No
         if cl and len(cl) <= st.D and not st.coverage(cl)[negative].any():
             master.add(cl)
     lengths = sorted({min(k, st.D) for k in SHORT_LENGTHS})
+    proof_workers = 1 if deadline is None else workers     # counted runs: one thread
     left = math.inf if node_limit is None else float(node_limit)
     for out.iterations in range(1, MAX_ITER + 1):
         if deadline is not None and time.perf_counter() >= deadline:
@@ -286,36 +292,27 @@ def cover_lp_bound(st, node_limit: int | None, *, seeds=(), deadline: float | No
         if left <= 0:
             out.stopped = "node_limit"
             break
-        if out.restricted_lp <= Cf * (1.0 + 2 * RATIO_SLACK):
-            # Z <= the restricted LP <= C': no LP bound proves; the integer cover may
-            ps = positive_side_bound(X, v, 1.0, 1.0, st.D, upper=-OPTIMALITY_GAP,
-                                     node_limit=None if math.isinf(left) else int(left),
-                                     deadline=deadline, workers=1 if deadline is None else workers)
-            out.proofs += 1
-            out.proof_lps += ps.nodes
-            left -= ps.nodes
-            if not ps.complete:
-                if ps.witness is not None and master.add(ps.witness):
-                    continue
-                out.stopped = ps.stopped if ps.stopped in ("deadline", "interrupted",
-                                                           "node_limit") else "no_witness"
-                break
+        at_most_C = out.restricted_lp <= Cf * (1.0 + 2 * RATIO_SLACK)
+        # Z <= the restricted LP <= C': no LP bound proves, so the LP is solved on for the
+        # enumeration; above C', Farley's bound at rho just below sum(y) / C'
+        rho = 1.0 if at_most_C else sy / (Cf * (1.0 + RATIO_SLACK))
+        ps = positive_side_bound(X, v, rho, rho, st.D,
+                                 upper=-OPTIMALITY_GAP if at_most_C else -PROOF_TOL,
+                                 node_limit=_count(left), deadline=deadline,
+                                 workers=proof_workers)
+        out.proofs += 1
+        out.proof_lps += ps.nodes
+        left -= ps.nodes
+        if at_most_C and ps.complete:
             reason = _enumerate(X, nP, y, v, max(0.0, -ps.bound), Cf, st.D, left, deadline,
-                                workers, out)
+                                proof_workers, out)
             if reason:
                 out.reason = reason
                 out.bound = st.round_bound(least_error_weight(st))
             break
-        rho = sy / (Cf * (1.0 + RATIO_SLACK))
-        ps = positive_side_bound(X, v, rho, rho, st.D, upper=-PROOF_TOL,
-                                 node_limit=None if math.isinf(left) else int(left),
-                                 deadline=deadline, workers=1 if deadline is None else workers)
-        out.proofs += 1
-        out.proof_lps += ps.nodes
-        left -= ps.nodes
         ratio = rho + max(0.0, -ps.bound) / 2.0      # y(k) <= ratio c_k, every c_k >= 2
         out.lp_bound = max(out.lp_bound, sy / ratio)
-        if ps.complete and sy / ratio > Cf:
+        if ps.complete and sy / ratio > Cf and not at_most_C:
             out.reason = (f"every rule set of complexity <= C errs: the LP of the least-"
                           f"complexity error-free cover is >= {sy / ratio:.8g} > {Cf:g} "
                           f"(Farley's bound, proven over every pure clause of 1..{st.D} "
