@@ -3,6 +3,7 @@ over every pure clause and the brute-force optimum on tiny instances, monotone i
 budget, and its place in a solve's certificate."""
 import itertools
 import math
+import time
 
 import numpy as np
 import pytest
@@ -251,6 +252,34 @@ def test_a_solve_reports_the_cover_lp_bound_where_the_packing_bound_fails():
     assert "error-free cover" in cert.message and "may fit" not in cert.message
     _, opt = brute_force_ruleset(X, y, C, C - 1)
     assert opt >= cert.lower_bound
+
+
+def test_under_a_time_limit_it_takes_all_the_time_left_where_the_lp_ceiling_is_reached(
+        monkeypatch):
+    """An odd cycle of five groups with extra literals at C = 5: the master LP is 0 (half of
+    each cycle literal's clause), so no bound of the LP relaxation passes the bound 0, and
+    the cover LP gets all the time left instead of half; it proves the one error, so the fit
+    is optimal.  Without column generation (the LP ceiling above the bound) it gets half."""
+    from rulecert.mipmodels.colgen import loop
+    deadlines = []
+
+    def spy(*a, **kw):
+        deadlines.append(kw["deadline"])
+        return cover_lp_bound(*a, **kw)
+    monkeypatch.setattr(loop, "cover_lp_bound", spy)
+    X, y, st = list(_odd_cycles())[4]     # (the Lagrangian bound proves the smaller ones)
+    p = RuleProblem.from_matrix(X, y)
+    t = time.perf_counter()
+    rs, cert = solve(p, complexity_bound=5, empty_clause=False, time_limit=30,
+                     close_gap=False, error_free_lp_node_limit=None)
+    assert cert.stats["lp_ceiling"] == 0 and deadlines[-1] >= t + 29
+    assert cert.stats["bound_kind"].startswith("error-free cover LP")
+    assert cert.proven_optimal and cert.objective == cert.lower_bound == 1.0
+    assert ruleset_objective(rs, p).objective == 1.0
+    t = time.perf_counter()
+    _, cert = solve(p, complexity_bound=5, empty_clause=False, time_limit=30, max_iter=0,
+                    close_gap=False, error_free_lp_node_limit=None)
+    assert len(deadlines) == 2 and cert.stats["lp_ceiling"] > 0 and deadlines[-1] <= t + 16
 
 
 def test_where_an_error_free_rule_set_fits_it_proves_nothing_and_the_message_says_so():

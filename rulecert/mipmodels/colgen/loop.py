@@ -151,7 +151,9 @@ log = logging.getLogger(__name__)
 
 ERROR_FREE_LP_TIME_SHARE = 0.5
 """Under a time limit, the share of the time left the error-free cover LP bound may take
-(the rest goes to the bound searches after it)."""
+(the rest goes to the bound searches after it); all of it where the LP ceiling is at most
+the bound (:func:`lp_ceiling`: the searches after it, bounds from the LP relaxation, cannot
+raise the bound then)."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -521,12 +523,15 @@ def _packing(run: Run, objective: float) -> dict | None:
 def _error_free_lp(run: Run) -> dict | None:
     """The error-free cover LP bound (``cover_lp.py``) where the packing bound proved
     nothing, seeded with the master's pure columns, with ``error_free_lp_node_limit`` cover
-    LPs and, under a time limit, :data:`ERROR_FREE_LP_TIME_SHARE` of the time left; it
-    raises ``run.best_bound`` when it proves.  Returns its stats (None: not tried)."""
+    LPs and, under a time limit, :data:`ERROR_FREE_LP_TIME_SHARE` of the time left (all of it
+    where the LP ceiling is at most the bound); it raises ``run.best_bound`` when it proves.
+    Returns its stats (None: not tried)."""
     if run.monitor.should_stop() is not None or run.end.expired():
         return None
     t0 = time.perf_counter()
-    end = None if run.end.end is None else t0 + ERROR_FREE_LP_TIME_SHARE * (run.end.end - t0)
+    top = lp_ceiling(run)
+    share = 1.0 if top is not None and top <= run.best_bound else ERROR_FREE_LP_TIME_SHARE
+    end = None if run.end.end is None else t0 + share * (run.end.end - t0)
     cl = cover_lp_bound(run.st, run.o.error_free_lp_node_limit, seeds=run.st.clauses,
                         deadline=end, workers=run.o.workers,
                         should_stop=run.monitor.should_stop)
@@ -562,10 +567,11 @@ def _bound_class(run: Run) -> str:
 
 
 def lp_ceiling(run: Run) -> float | None:
-    """The most a bound from the master LP relaxation (the LP bound, the Lagrangian and
-    Farley's bounds at any duals) can certify: the last restricted LP, at least the LP optimum
-    (it has fewer clauses), rounded up as bounds are.  The packing bound, the error-free cover
-    LP and the enumerated knapsack are not of this kind and can exceed it."""
+    """The most a bound of the master's LP relaxation can certify: the last restricted LP, at
+    least the LP optimum (it has fewer clauses), rounded up as bounds are.  Bounds that use
+    integrality can exceed it: the Lagrangian bound with its ``floor(C/2)`` clauses at odd
+    ``C``, the knapsacks, the packing bound, the error-free cover LP and its enumeration, gap
+    closing."""
     return None if run.last_rmlp is None else run.st.round_bound(run.last_rmlp)
 
 
