@@ -152,8 +152,8 @@ log = logging.getLogger(__name__)
 ERROR_FREE_LP_TIME_SHARE = 0.5
 """Under a time limit, the share of the time left the error-free cover LP bound may take
 (the rest goes to the bound searches after it); all of it where the LP ceiling is at most
-the bound (:func:`lp_ceiling`: the searches after it, bounds from the LP relaxation, cannot
-raise the bound then)."""
+the bound (:func:`lp_ceiling`: the searches after it, Lagrangian bounds, then gain only from
+integrality, the floor of ``C/2`` and the knapsacks)."""
 
 
 @dataclasses.dataclass(frozen=True)
