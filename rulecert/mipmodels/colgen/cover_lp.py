@@ -122,7 +122,9 @@ class CoverLPBound:
 class _CoverMaster:
     """The restricted master LP of the error-free cover (rows: positive groups)."""
 
-    def __init__(self, Xp: np.ndarray, cost_artificial: float):
+    def __init__(self, Xp: np.ndarray, cost_artificial: float | None):
+        """Rows ``Xp``; an artificial column of ``cost_artificial`` per row (None: none, so
+        the model may be infeasible)."""
         import highspy
         self.Xp, self.n = Xp, len(Xp)
         self.h = new_highs(threads=1)
@@ -130,7 +132,7 @@ class _CoverMaster:
         self.inf = inf
         for _ in range(self.n):
             self.h.addRow(1.0, inf, 0, np.zeros(0, np.int32), np.zeros(0))
-        for g in range(self.n):
+        for g in range(self.n if cost_artificial is not None else 0):
             self.h.addCol(cost_artificial, 0.0, inf, 1, np.array([g], np.int32), np.ones(1))
         self.clauses: set[tuple[int, ...]] = set()
 
@@ -143,6 +145,23 @@ class _CoverMaster:
         self.h.addCol(1.0 + len(cl), 0.0, self.inf, len(rows), rows.astype(np.int32),
                       np.ones(len(rows)))
         return True
+
+    def integer_bound(self, node_limit: int) -> float:
+        """A proven lower bound on the least complexity of a cover of every row by the
+        clauses added, every column integer (HiGHS, ``node_limit`` nodes; ``inf``: none
+        covers)."""
+        import highspy
+        n = self.h.getNumCol()
+        if n:
+            self.h.changeColsIntegrality(n, np.arange(n, dtype=np.int32),
+                                         np.full(n, highspy.HighsVarType.kInteger))
+        self.h.setOptionValue("mip_max_nodes", int(node_limit))
+        self.h.setOptionValue("mip_rel_gap", 0.0)
+        self.h.run()
+        if self.h.getModelStatus() == highspy.HighsModelStatus.kInfeasible:
+            return math.inf
+        bound = float(self.h.getInfo().mip_dual_bound)
+        return bound if math.isfinite(bound) else -math.inf
 
     def solve(self) -> tuple[float, np.ndarray] | None:
         self.h.run()
@@ -206,7 +225,10 @@ def _enumerate(X, nP: int, y, v, delta: float, Cf: float, D: int, left: float, d
             return None
         clauses.add(tuple(sorted(clause)))
     gain = np.flatnonzero(y > 0)
-    out.enumeration_ip = _least_cover(X[gain], sorted(clauses))
+    cover = _CoverMaster(X[gain], None)
+    for clause in sorted(clauses):
+        cover.add(clause)
+    out.enumeration_ip = cover.integer_bound(ENUMERATION_IP_NODES)
     if out.enumeration_ip <= Cf + 1e-6:
         out.stopped = "lp_at_most_C"
         return None
@@ -216,29 +238,6 @@ def _enumerate(X, nP: int, y, v, delta: float, Cf: float, D: int, left: float, d
             f"{len(entries)} sets of positive groups at reduced cost <= {tau:.4g} need "
             f"complexity >= {out.enumeration_ip:.6g} to cover the {len(gain)} groups of "
             f"nonzero dual)")
-
-
-def _least_cover(Xg: np.ndarray, clauses: list) -> float:
-    """A proven lower bound on the least complexity of a cover of every row of ``Xg`` by
-    ``clauses`` (HiGHS, :data:`ENUMERATION_IP_NODES` nodes; ``inf``: none covers)."""
-    import highspy
-    h = new_highs(threads=1)
-    inf = highspy.kHighsInf
-    for _ in range(len(Xg)):
-        h.addRow(1.0, inf, 0, np.zeros(0, np.int32), np.zeros(0))
-    for cl in clauses:
-        rows = np.flatnonzero(Xg[:, list(cl)].all(axis=1))
-        h.addCol(1.0 + len(cl), 0.0, 1.0, len(rows), rows.astype(np.int32), np.ones(len(rows)))
-    if clauses:
-        h.changeColsIntegrality(len(clauses), np.arange(len(clauses), dtype=np.int32),
-                                np.full(len(clauses), highspy.HighsVarType.kInteger))
-    h.setOptionValue("mip_max_nodes", ENUMERATION_IP_NODES)
-    h.setOptionValue("mip_rel_gap", 0.0)
-    h.run()
-    if h.getModelStatus() == highspy.HighsModelStatus.kInfeasible:
-        return math.inf
-    bound = float(h.getInfo().mip_dual_bound)
-    return bound if math.isfinite(bound) else -math.inf
 
 
 def cover_lp_bound(st, node_limit: int | None, *, seeds=(), deadline: float | None = None,
@@ -312,7 +311,7 @@ def cover_lp_bound(st, node_limit: int | None, *, seeds=(), deadline: float | No
             break
         ratio = rho + max(0.0, -ps.bound) / 2.0      # y(k) <= ratio c_k, every c_k >= 2
         out.lp_bound = max(out.lp_bound, sy / ratio)
-        if ps.complete and sy / ratio > Cf and not at_most_C:
+        if ps.complete and sy / ratio > Cf:
             out.reason = (f"every rule set of complexity <= C errs: the LP of the least-"
                           f"complexity error-free cover is >= {sy / ratio:.8g} > {Cf:g} "
                           f"(Farley's bound, proven over every pure clause of 1..{st.D} "
