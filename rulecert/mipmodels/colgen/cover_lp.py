@@ -11,9 +11,10 @@ negative groups).  The packing bound's clique is a dual solution of this LP foun
 pricing, and proves nothing where the clique is light (7-8 on wdbc and ionosphere, against
 ``C = 20``).  Here the LP is solved by column generation: a HiGHS master over the pure clauses
 found (the solve's pure columns first, and an artificial column of cost ``C + 1`` per group,
-so that it is always feasible), priced by the beam search over clauses of 1..D literals and,
-where it finds nothing, the literal branch-and-bound at 2 and 3 literals (negative groups
-at a cost above any gain, so only pure clauses improve).
+so that it is always feasible), priced by a greedy over pure clauses from the positive side
+(``pricing/meet.py``), where it finds nothing by the beam search over clauses of 1..D
+literals and then the literal branch-and-bound at 2 and 3 literals (negative groups at a
+cost above any gain, so only pure clauses improve).
 
 *Farley's bound.*  For duals ``y >= 0`` of the cover rows, if ``y(k) <= rho c_k`` for every
 pure clause (``y(k)`` the duals of the groups it covers), then ``y / rho`` is dual feasible
@@ -56,6 +57,7 @@ import numpy as np
 from ...monitor import interrupt_requested
 from ..highs import lp_row_duals, new_highs
 from .packing import least_error_weight
+from .pricing.meet import PureClauseGreedy
 
 MAX_ITER = 1000
 """Column-generation iterations of the cover LP at most (heart at C = 20 proves after 171).
@@ -100,6 +102,8 @@ class CoverLPBound:
     iterations: int = 0
     columns: int = 0
     pricing_nodes: int = 0
+    greedy_rounds: int = 0
+    """Pricing rounds whose columns the greedy over pure clauses found (``pricing/meet.py``)."""
     proofs: int = 0
     proof_lps: int = 0
     """Cover LPs of the positive-side proofs and of the enumeration."""
@@ -135,16 +139,24 @@ class _CoverMaster:
         for g in range(self.n if cost_artificial is not None else 0):
             self.h.addCol(cost_artificial, 0.0, inf, 1, np.array([g], np.int32), np.ones(1))
         self.clauses: set[tuple[int, ...]] = set()
+        self.order: list[tuple[int, ...]] = []
+        self.n_artificial = self.n if cost_artificial is not None else 0
 
     def add(self, clause) -> bool:
         cl = tuple(sorted(int(j) for j in clause))
         if not cl or cl in self.clauses:
             return False
         self.clauses.add(cl)
+        self.order.append(cl)
         rows = np.flatnonzero(np.logical_and.reduce(self.Xp[:, list(cl)], axis=1))
         self.h.addCol(1.0 + len(cl), 0.0, self.inf, len(rows), rows.astype(np.int32),
                       np.ones(len(rows)))
         return True
+
+    def support(self) -> list[tuple[int, ...]]:
+        """The clauses of positive value in the last LP solution."""
+        x = np.asarray(self.h.getSolution().col_value)[self.n_artificial:]
+        return [cl for cl, xv in zip(self.order, x) if xv > 1e-9]
 
     def integer_bound(self, node_limit: int) -> float:
         """A proven lower bound on the least complexity of a cover of every row by the
@@ -171,14 +183,18 @@ class _CoverMaster:
         return float(self.h.getInfo().objective_function_value), np.maximum(y, 0.0)
 
 
-def _price(master: _CoverMaster, X, v, D: int, lengths, deadline, workers: int,
+def _price(master: _CoverMaster, greedy, X, v, D: int, lengths, deadline, workers: int,
            out: CoverLPBound) -> bool:
-    """One pricing round: the beam search over clauses of 1..D literals, then the
+    """One pricing round: the greedy over pure clauses from the positive side (``greedy``,
+    ``pricing/meet.py``), then the beam search over clauses of 1..D literals, then the
     branch-and-bound at each of ``lengths`` until one finds an improving clause; whether a
     new column was added."""
     from .pricing.beam import beam_pricing
     from .pricing.bnb import price_by_branch_and_bound
     from .pricing.instance import PricingInstance
+    if sum(master.add(c) for c in greedy.price(-v[:master.n], K=50, starts=master.support())):
+        out.greedy_rounds += 1
+        return True
     inst = PricingInstance(X, v, 1.0, 1.0, D, np.arange(X.shape[1]))
     r = beam_pricing(inst, threshold=-1e-6, beam_width=BEAM_WIDTH, max_width=BEAM_MAX_WIDTH,
                      deadline=deadline)
@@ -265,6 +281,7 @@ def cover_lp_bound(st, node_limit: int | None, *, seeds=(), deadline: float | No
     X = np.ascontiguousarray(np.r_[st.X[st.P], st.X[negative]])
     nP = len(st.P)
     master = _CoverMaster(X[:nP], Cf + 1.0)
+    greedy = PureClauseGreedy(X[:nP], X[nP:], st.D, np.random.default_rng(0))
     for cl in seeds:
         if cl and len(cl) <= st.D and not st.coverage(cl)[negative].any():
             master.add(cl)
@@ -285,7 +302,7 @@ def cover_lp_bound(st, node_limit: int | None, *, seeds=(), deadline: float | No
         out.restricted_lp, y = lp
         sy = float(y.sum())
         v = np.r_[-y, np.full(len(negative), sy + 2.0 * (1 + st.D) * max(1.0, sy / Cf))]
-        found = _price(master, X, v, st.D, lengths, deadline, workers, out)
+        found = _price(master, greedy, X, v, st.D, lengths, deadline, workers, out)
         if found:
             continue
         if left <= 0:
