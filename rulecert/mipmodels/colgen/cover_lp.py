@@ -34,12 +34,15 @@ below, no LP bound can prove an error, but the integer cover may still need more
 rule set ``S`` of complexity ``<= C'`` has ``sum_{k in S} (c_k - y(k)) <= C' - sum(y)`` (each
 positive group covered once at least), so each of its at most ``C' / 2`` clauses has a
 reduced cost ``<= tau = C' - sum(y) + (C' / 2 - 1) delta``, ``delta`` the proven bound on
-the reduced costs' negative part.  The positive-side search enumerates every set of
-positive groups of nonzero dual such a clause can cover, with the least pure clause within
-its meet (a cover IP); replacing each clause of ``S`` by that of its set keeps the cover of
-those groups at no more complexity.  So when the cover IP of those groups over the
-enumerated clauses needs more than ``C'``, every rule set of complexity ``<= C`` errs.  On
-wdbc at C = 20 (LP 19.19): 2846 sets at most ``tau = 0.986``, cover IP 21.
+the reduced costs' negative part.  The positive-side search enumerates every set ``T`` of
+positive groups of nonzero dual such a clause can cover exactly, with a proven lower bound
+on the literals of a pure clause within ``meet(T)`` (its cover LP's; an integer, so rounded
+up).  Each set becomes a column covering ``T`` at that least complexity; replacing each
+clause of ``S`` by the column of the groups it covers keeps the cover at no more
+complexity.  So when the cover IP of those groups over these columns needs more than
+``C'``, every rule set of complexity ``<= C`` errs.  On wdbc at C = 20 (LP 19.19): 4509 sets
+at most ``tau = 0.986``, cover IP 21, in 38 s on one thread (147 s with an IP per set for
+its least clause, which proves the same there).
 
 Its work is counted (iterations, branch-and-bound nodes per pricing call, cover LPs of the
 proofs and of the enumeration in all), so a run without a deadline is reproducible; under a
@@ -85,8 +88,10 @@ OPTIMALITY_GAP = 0.02
 pure clause's reduced cost ``c_k - y(k) >= -OPTIMALITY_GAP`` (at wdbc's C = 20: 5 proofs,
 about 35 s), the ``delta`` of the enumeration (module doc)."""
 ENUMERATION_IP_NODES = 100_000
-"""HiGHS nodes of each cover IP of the enumeration (the least clause within a set's meet;
-the enumeration is inconclusive where one does not finish) and of its last cover IP."""
+"""HiGHS nodes of the enumeration's last cover IP."""
+ENTRY_IP_NODES = 0
+"""HiGHS nodes of the IP of the least pure clause within each enumerated set's meet (0: its
+LP bound, from the search, is the set's complexity)."""
 
 
 @dataclasses.dataclass
@@ -114,7 +119,6 @@ class CoverLPBound:
     stopped: str = ""
     """Why it ended without a proof: "lp_at_most_C" (the restricted LP, an upper bound on
     ``Z``, fell to ``C'`` or below, and the enumeration's cover IP needs ``C'`` at most),
-    "enumeration_ip_unfinished" (a cover IP of the enumeration hit its node limit),
     "iterations", "node_limit", "deadline", "interrupted" (Ctrl-C), "no_witness" (a proof
     failed without a clause to add), "lp_failed", "not applicable"; empty when proven."""
     wall_time: float = 0.0
@@ -148,10 +152,14 @@ class _CoverMaster:
             return False
         self.clauses.add(cl)
         self.order.append(cl)
-        rows = np.flatnonzero(np.logical_and.reduce(self.Xp[:, list(cl)], axis=1))
-        self.h.addCol(1.0 + len(cl), 0.0, self.inf, len(rows), rows.astype(np.int32),
-                      np.ones(len(rows)))
+        self.add_column(np.flatnonzero(np.logical_and.reduce(self.Xp[:, list(cl)], axis=1)),
+                        1.0 + len(cl))
         return True
+
+    def add_column(self, rows: np.ndarray, cost: float) -> None:
+        """A column of ``cost`` covering ``rows``."""
+        self.h.addCol(cost, 0.0, self.inf, len(rows), np.asarray(rows, np.int32),
+                      np.ones(len(rows)))
 
     def support(self) -> list[tuple[int, ...]]:
         """The clauses of positive value in the last LP solution."""
@@ -215,7 +223,7 @@ def _count(left: float) -> int | None:
     return None if math.isinf(left) else int(left)
 
 
-def _enumerate(X, nP: int, y, v, delta: float, Cf: float, D: int, left: float, deadline,
+def _enumerate(X, y, v, delta: float, Cf: float, D: int, left: float, deadline,
                proof_workers: int, out: CoverLPBound) -> str | None:
     """The reduced-cost enumeration of the module doc at the LP duals ``y`` (``v`` the
     pricing's coefficients, ``delta`` the proven bound on the reduced costs' negative part):
@@ -225,35 +233,31 @@ def _enumerate(X, nP: int, y, v, delta: float, Cf: float, D: int, left: float, d
     tau = Cf - float(y.sum()) + max(0.0, Cf // 2 - 1) * delta
     entries: list = []
     ps = positive_side_bound(X, v, 1.0, 1.0, D, upper=tau + 1e-6,
-                             node_limit=_count(left),
-                             deadline=deadline, exact_node_limit=ENUMERATION_IP_NODES,
-                             workers=proof_workers, collect=entries)
+                             node_limit=_count(left), deadline=deadline,
+                             exact_node_limit=ENTRY_IP_NODES, workers=proof_workers,
+                             collect=entries)
     out.proof_lps += ps.nodes
     out.enumerated = len(entries)
     if not ps.complete:
         out.stopped = ps.stopped
         return None
-    clauses = set()
-    for clause, F in entries:               # each the least clause of its set's meet
-        if clause is None or len(clause) + float(v[nP:][X[nP:, list(clause)].all(axis=1)]
-                                                 .sum()) > F + 1e-9:
-            out.stopped = "enumeration_ip_unfinished"
-            return None
-        clauses.add(tuple(sorted(clause)))
     gain = np.flatnonzero(y > 0)
+    row = np.full(len(X), -1)
+    row[gain] = np.arange(len(gain))
     cover = _CoverMaster(X[gain], None)
-    for clause in sorted(clauses):
-        cover.add(clause)
+    for _, F, groups in entries:
+        # a pure clause within meet(T) has at least F literals, an integer number
+        cover.add_column(row[groups], 1.0 + math.ceil(F - 1e-6))
     out.enumeration_ip = cover.integer_bound(ENUMERATION_IP_NODES)
     if out.enumeration_ip <= Cf + 1e-6:
         out.stopped = "lp_at_most_C"
         return None
     return (f"every rule set of complexity <= C errs: no error-free cover of complexity <= "
             f"{Cf:g} exists (reduced-cost enumeration at the duals of the error-free cover "
-            f"LP, {float(y.sum()):.6g}: the {len(clauses)} least pure clauses of the "
-            f"{len(entries)} sets of positive groups at reduced cost <= {tau:.4g} need "
-            f"complexity >= {out.enumeration_ip:.6g} to cover the {len(gain)} groups of "
-            f"nonzero dual)")
+            f"LP, {float(y.sum()):.6g}: the {len(entries)} sets of positive groups a pure "
+            f"clause of reduced cost <= {tau:.4g} may cover, each at the least complexity "
+            f"such a clause may have, need complexity >= {out.enumeration_ip:.6g} to cover "
+            f"the {len(gain)} groups of nonzero dual)")
 
 
 def cover_lp_bound(st, node_limit: int | None, *, seeds=(), deadline: float | None = None,
@@ -320,7 +324,7 @@ def cover_lp_bound(st, node_limit: int | None, *, seeds=(), deadline: float | No
         out.proof_lps += ps.nodes
         left -= ps.nodes
         if at_most_C and ps.complete:
-            reason = _enumerate(X, nP, y, v, max(0.0, -ps.bound), Cf, st.D, left, deadline,
+            reason = _enumerate(X, y, v, max(0.0, -ps.bound), Cf, st.D, left, deadline,
                                 proof_workers, out)
             if reason:
                 out.reason = reason

@@ -320,13 +320,13 @@ def positive_side_bound(X: np.ndarray, v: np.ndarray, const: float, lit: float,
     bound is valid whether or not the proof completes.
 
     With a list ``collect`` it *enumerates* instead: a set ``T`` whose own clauses may cost
-    less than ``upper`` does not fail the search; its least clause within ``meet(T)`` (its
-    cover IP, ``exact_node_limit`` nodes) is appended to ``collect`` as ``(clause or None,
-    proven lower bound on F(meet(T)))``, and its subtree is searched on.  A search that
-    completes has then met every set of gain groups some clause below ``upper`` covers
-    exactly: a clause ``S`` below ``upper`` has an entry whose clause covers at least the
-    gain groups ``S`` covers at ``lit |.| + cost(.)`` at most ``S``'s, wherever the entry's
-    clause attains its bound (the IP finished).  ``node_limit`` counts cover LPs;
+    less than ``upper`` does not fail the search; it is appended to ``collect`` as
+    ``(clause or None, F, groups)``: the best clause within ``meet(T)`` its cover IP found
+    (``exact_node_limit`` nodes; 0: none is solved), a proven lower bound ``F`` on
+    ``F(meet(T))``, and ``T`` (indices into the rows of ``X``); its subtree is searched on.
+    A search that completes has then met every set of gain groups some clause below
+    ``upper`` covers exactly: a clause ``S`` below ``upper`` has an entry whose ``T`` is the
+    set of gain groups ``S`` covers and whose ``F`` is at most ``lit |S| + cost(S)``.  ``node_limit`` counts cover LPs;
     ``deadline`` is a ``time.perf_counter()`` value; Ctrl-C stops the search.  Where a set's
     cover LP falls below ``upper`` its cover IP is solved (``exact_node_limit`` HiGHS nodes;
     0: never) before the proof is declared failed: an optimal cover below ``upper`` is a
@@ -425,7 +425,8 @@ def positive_side_bound(X: np.ndarray, v: np.ndarray, const: float, lit: float,
             F = max(F, Fx)
         head, children, met = expand(first, inT, meet, m, F, base, neg)
         if collect is not None and head < upper:
-            collect.append((witness, F))    # the enumeration's entry; its subtree goes on
+            # the enumeration's entry; its subtree goes on
+            collect.append((witness, F, gain_idx[np.flatnonzero(inT)]))
         if children is None:
             # a set T whose own clauses may cost less than upper: the proof fails (its
             # subtree and the sets left open keep their bounds)
