@@ -326,8 +326,9 @@ def positive_side_bound(X: np.ndarray, v: np.ndarray, const: float, lit: float,
     ``F(meet(T))``, and ``T`` (indices into the rows of ``X``); its subtree is searched on.
     A search that completes has then met every set of gain groups some clause below
     ``upper`` covers exactly: a clause ``S`` below ``upper`` has an entry whose ``T`` is the
-    set of gain groups ``S`` covers and whose ``F`` is at most ``lit |S| + cost(S)``.  ``node_limit`` counts cover LPs;
-    ``deadline`` is a ``time.perf_counter()`` value; Ctrl-C stops the search.  Where a set's
+    set of gain groups ``S`` covers and whose ``F`` is at most ``lit |S| + cost(S)``.
+    ``node_limit`` counts cover LPs; ``deadline`` is a ``time.perf_counter()`` value; Ctrl-C
+    stops the search.  Where a set's
     cover LP falls below ``upper`` its cover IP is solved (``exact_node_limit`` HiGHS nodes;
     0: never) before the proof is declared failed: an optimal cover below ``upper`` is a
     clause below it (the result's ``witness``).  ``workers`` > 1 runs the search on that many
