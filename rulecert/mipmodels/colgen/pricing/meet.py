@@ -16,9 +16,10 @@ Why: the beam search (``beam.py``) builds clauses literal by literal and scores 
 still covers negative groups by their cost, far above any gain, so it rarely reaches the
 pure clauses of 5-8 literals that ionosphere's and wdbc's covers need.  On ionosphere's
 cover LP at C = 20 the positive-side proofs, at about 7 s each, found one clause each of
-reduced cost -0.5 to -1.1 that the beam and the short branch-and-bound had missed.  The
-search proves nothing; the seeds are the groups of largest dual and random ones (``rng``),
-so a run is reproducible.
+reduced cost -0.5 to -1.1 that the beam and the short branch-and-bound had missed; with
+this greedy first, the restricted LP after 60,000 proof LPs is 21.08 instead of 22.88.  The
+search proves nothing.  Its seeds are the groups of largest dual, random ones (``rng``, so
+a run is reproducible) and the meets of given clauses (the cover LP's support).
 """
 from __future__ import annotations
 
