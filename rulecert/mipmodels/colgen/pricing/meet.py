@@ -26,13 +26,12 @@ from __future__ import annotations
 import numpy as np
 
 from .... import bits
+from ..packing import within_a_negative
 
 TOP_SEEDS, RANDOM_SEEDS = 30, 30
 """Seed groups of one call: the largest duals, and random groups of positive dual."""
 NOISE = 0.5
 """The next group is the compatible one of largest ``y * (1 + NOISE * U[0, 1))``."""
-MAX_CELLS = 4_000_000
-"""Words of one block of the purity tests (candidates x negative groups x words)."""
 
 
 class PureClauseGreedy:
@@ -45,14 +44,6 @@ class PureClauseGreedy:
         self.d, self.D, self.rng = self.Xp.shape[1], int(D), rng
         self.P = bits.pack(self.Xp)          # a positive group's literals, packed
         self.notN = bits.pack(self.notXn)    # a negative group's false literals, packed
-
-    def _pure(self, Ms: np.ndarray) -> np.ndarray:
-        """Which meets (rows of packed literal masks) cover no negative group: every
-        negative group has a false literal among them."""
-        step = max(1, MAX_CELLS // max(1, self.notN.size))
-        return np.concatenate([((Ms[i:i + step, None, :] & self.notN[None]) != 0)
-                               .any(axis=2).all(axis=1) for i in range(0, len(Ms), step)]
-                              or [np.zeros(0, bool)])
 
     def _clause(self, M: np.ndarray, lit_gain: np.ndarray) -> tuple[int, ...] | None:
         """Few literals of the pure meet ``M`` that exclude every negative group (greedy set
@@ -95,7 +86,7 @@ class PureClauseGreedy:
             cand = gain
             while True:
                 Ms = M & self.P[cand]
-                keep = self._pure(Ms)
+                keep = ~within_a_negative(Ms, self.notN)     # the meets still pure
                 cand, Ms = cand[keep], Ms[keep]
                 free = (Ms == M).all(axis=1)          # groups that hold the whole meet
                 cand, Ms = cand[~free], Ms[~free]
