@@ -142,16 +142,14 @@ class _CoverMaster:
             self.h.addRow(1.0, inf, 0, np.zeros(0, np.int32), np.zeros(0))
         for g in range(self.n if cost_artificial is not None else 0):
             self.h.addCol(cost_artificial, 0.0, inf, 1, np.array([g], np.int32), np.ones(1))
-        self.clauses: set[tuple[int, ...]] = set()
-        self.order: list[tuple[int, ...]] = []
-        self.n_artificial = self.n if cost_artificial is not None else 0
+        self.clauses: dict[tuple[int, ...], int] = {}
+        """The clauses added, each with the index of its column."""
 
     def add(self, clause) -> bool:
         cl = tuple(sorted(int(j) for j in clause))
         if not cl or cl in self.clauses:
             return False
-        self.clauses.add(cl)
-        self.order.append(cl)
+        self.clauses[cl] = self.h.getNumCol()
         self.add_column(np.flatnonzero(np.logical_and.reduce(self.Xp[:, list(cl)], axis=1)),
                         1.0 + len(cl))
         return True
@@ -163,8 +161,8 @@ class _CoverMaster:
 
     def support(self) -> list[tuple[int, ...]]:
         """The clauses of positive value in the last LP solution."""
-        x = np.asarray(self.h.getSolution().col_value)[self.n_artificial:]
-        return [cl for cl, xv in zip(self.order, x) if xv > 1e-9]
+        x = self.h.getSolution().col_value
+        return [cl for cl, j in self.clauses.items() if x[j] > 1e-9]
 
     def integer_bound(self, node_limit: int) -> float:
         """A proven lower bound on the least complexity of a cover of every row by the
