@@ -198,6 +198,61 @@ def test_the_bound_never_decreases_with_its_node_budget():
     assert tried >= 2, tried
 
 
+def _subsets_first(monkeypatch):
+    """The whole LP's Farley proofs get no cover LP: a finite budget goes to the subsets
+    stage wherever the restricted LP stays above C'."""
+    from rulecert.mipmodels.colgen import cover_lp
+    monkeypatch.setattr(cover_lp, "WHOLE_PROOF_LPS", 0)
+
+
+def test_subsets_of_the_groups_prove_only_where_no_error_free_cover_fits(monkeypatch):
+    """The subsets stage (every proof over the whole LP skipped): on the random instances
+    whose exact LP exceeds C it proves exactly where the exact least error-free cover (an
+    exact MILP over every pure clause) exceeds C, never beyond the brute-force optimum, its
+    LP bound never above the exact LP; a proof names its subset, and proper subsets of the
+    positive groups prove."""
+    _subsets_first(monkeypatch)
+    proved = tried = strict = 0
+    for seed, X, y, sw, C, form, st in _instances():
+        Z = _exact_lp(st)
+        if not math.isfinite(Z) or Z <= C + 1e-6:
+            continue
+        cl = cover_lp_bound(st, 10 ** 9)
+        tried += 1
+        assert cl.subsets, (seed, cl.stopped)
+        assert cl.lp_bound <= Z + 1e-6
+        assert (cl.bound > 0) == (_exact_ip(st) > C), (seed, cl.stopped, cl.subsets)
+        if cl.bound > 0:
+            proved += 1
+            assert "positive groups that hold" in cl.reason and not cl.stopped
+            strict += cl.subsets[-1]["groups"] < len(st.P)     # a proper subset proved
+            _, opt = brute_force_ruleset(X, y, C, C - 1, sample_weight=sw, form=form)
+            assert opt >= cl.bound - 1e-9, (seed, opt, cl.bound)
+    assert tried >= 5 and proved >= 5 and strict >= 5, (tried, proved, strict)
+
+
+def test_the_subsets_stage_is_counted_and_monotone_in_its_budget(monkeypatch):
+    """With subsets, the work is still counted: a larger budget repeats a smaller one's
+    steps (the whole LP's proofs are capped by a count, not a share of the budget), so the
+    bound never decreases with it, and the same budget gives the same record."""
+    _subsets_first(monkeypatch)
+    tried = 0
+    for seed, X, y, sw, C, form, st in _instances():
+        full = cover_lp_bound(st, 10 ** 9)
+        if full.bound <= 0 or not full.subsets or full.proof_lps < 2:
+            continue
+        tried += 1
+        budgets = [0, 1, full.proof_lps // 2, full.proof_lps, 2 * full.proof_lps]
+        bounds = [cover_lp_bound(st, b).bound for b in budgets]
+        assert bounds == sorted(bounds) and bounds[0] == 0 and bounds[-1] == full.bound, (
+            seed, bounds)
+        assert cover_lp_bound(st, full.proof_lps - 1).bound == 0
+        again = cover_lp_bound(st, full.proof_lps // 2)
+        first = cover_lp_bound(st, full.proof_lps // 2)
+        assert again.stats() | {"wall_time": 0} == first.stats() | {"wall_time": 0}
+    assert tried >= 2, tried
+
+
 def test_not_applicable_without_a_budget_or_with_groups_of_both_labels():
     X, y = _data(3)
     X2, y2 = np.vstack([X, X[:1]]), np.concatenate([y, 1 - y[:1]])   # a conflicting pair
