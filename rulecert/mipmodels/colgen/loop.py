@@ -149,7 +149,7 @@ from .state import Run, State, irredundant, reduced_cost
 
 log = logging.getLogger(__name__)
 
-ERROR_FREE_LP_TIME_SHARE = 0.5
+ERROR_FREE_LP_TIME_SHARE = 0.75
 """Under a time limit, the share of the time left the error-free cover LP bound may take
 (the rest goes to the bound searches after it); all of it where the LP ceiling is at most
 the bound (:func:`lp_ceiling`: the searches after it, Lagrangian bounds, then gain only from
