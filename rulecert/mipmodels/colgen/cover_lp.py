@@ -54,8 +54,10 @@ subsets: the groups of the largest duals of the whole LP holding a share of its 
 (:data:`SUBSET_MASSES`), grown until the subset's restricted LP, priced by the heuristics,
 reaches ``C' -`` :data:`SUBSET_LP_MARGIN`; then the subset's LP is solved and proven (its LP
 is at most ``C'``, so by the enumeration above, over a few dozen gain groups instead of
-hundreds), and grown again while the enumeration's cover IP stays at ``C'``.  Every clause
-found seeds the next subset.  On ionosphere at C = 20 the 28 groups of 80% of the dual mass
+hundreds).  Where the enumeration's cover IP still fits ``C'``, its cover shows which groups
+to add (row generation): a pure clause is taken within each of its sets' meets, and the
+groups of largest dual that none of them covers join the subset (:data:`SUBSET_GROW`), since
+a cover of the larger subset must differ there.  Every clause found seeds the next subset.  On ionosphere at C = 20 the 28 groups of 80% of the dual mass
 prove it: subset LP 19.04, 4398 sets enumerated, cover IP 21, 137 s on one thread.
 
 Its work is counted (iterations, branch-and-bound nodes per pricing call, cover LPs of the
@@ -108,7 +110,7 @@ ENTRY_IP_NODES = 0
 """HiGHS nodes of the IP of the least pure clause within each enumerated set's meet (0: its
 LP bound, from the search, is the set's complexity)."""
 WHOLE_PROOF_LPS = 20_000
-WHOLE_TIME_SHARE = 0.25
+WHOLE_TIME_SHARE = 0.1
 """Where the restricted LP of every positive group stays above ``C'``, its Farley proofs may
 spend this many cover LPs (of a finite budget) and, under a deadline, this share of the time
 to it, before the rest goes to subsets of the groups (module doc).  A count, not a share of
