@@ -57,8 +57,10 @@ is at most ``C'``, so by the enumeration above, over a few dozen gain groups ins
 hundreds).  Where the enumeration's cover IP still fits ``C'``, its cover shows which groups
 to add (row generation): a pure clause is taken within each of its sets' meets, and the
 groups of largest dual that none of them covers join the subset (:data:`SUBSET_GROW`), since
-a cover of the larger subset must differ there.  Every clause found seeds the next subset.  On ionosphere at C = 20 the 28 groups of 80% of the dual mass
-prove it: subset LP 19.04, 4398 sets enumerated, cover IP 21, 137 s on one thread.
+a cover of the larger subset must differ there.  Every clause found seeds the next subset.
+In the 300 s fit on ionosphere at C = 20 (``brcg_bounds.py``, 2 workers) the cover LP proved
+in 102.6 s: 5 proofs over the whole LP (restricted LP 20.98), then 27 of the 225 positive
+groups, 80% of its dual mass (subset LP 19.30, 2174 sets enumerated, cover IP 21).
 
 Its work is counted (iterations, branch-and-bound nodes per pricing call, cover LPs of the
 proofs and of the enumeration in all), so a run without a deadline is reproducible; under a
@@ -116,18 +118,20 @@ spend this many cover LPs (of a finite budget) and, under a deadline, this share
 to it, before the rest goes to subsets of the groups (module doc).  A count, not a share of
 the budget, so that a larger budget repeats a smaller one's steps."""
 SUBSET_MASSES = (0.7, 0.75, 0.8, 0.85, 0.9, 0.95, 1.0)
-"""The subsets tried, in turn: the fewest positive groups of the largest duals of the whole
-cover LP that hold this share of its dual mass.  On ionosphere at C = 20 (restricted LP
-21.29): the 28 groups of 80% (subset LP 19.04) prove in 137 s on one thread, 4398 sets
-enumerated, cover IP 21; 24 groups (75%, LP 18.36) have a cover IP of 20, and prove
-nothing."""
+"""The first subset: the fewest positive groups of the largest duals of the whole cover LP
+that hold one of these shares of its dual mass, in turn, until :data:`SUBSET_LP_MARGIN`.  On
+ionosphere at C = 20, at the whole LP's duals after 3000 cover LPs (restricted LP 21.29),
+the 28 groups of 80% prove (subset LP 19.04, 4398 sets enumerated, cover IP 21) and the 24
+of 75% do not (LP 18.36, cover IP 20)."""
 SUBSET_LP_MARGIN = 0.5
+"""A subset is proven (and enumerated) once its restricted LP, priced by the heuristics
+alone, is at least ``C' - SUBSET_LP_MARGIN``; below, more groups are taken first (with 1.0
+the 300 s ionosphere fit spent its time on 27 groups whose LP fell from 19.7 to 19.19 under
+the proofs, cover IP 20)."""
 SUBSET_GROW = 0.15
 """Where a subset's enumeration finds a cover within ``C'``, this share of its size is
 added: the groups of largest dual that the cover's clauses (a pure clause within each
 set's meet, by the greedy of ``pricing/meet.py``) miss."""
-"""A subset is proven (and enumerated) once its restricted LP, priced by the heuristics
-alone, is at least ``C' - SUBSET_LP_MARGIN``; below, more groups are taken first."""
 
 
 @dataclasses.dataclass
@@ -159,8 +163,9 @@ class CoverLPBound:
     failed without a clause to add), "lp_failed", "not applicable"; empty when proven.
     With subsets tried, the last subset's."""
     subsets: list = dataclasses.field(default_factory=list)
-    """Per subset of positive groups tried (:data:`SUBSET_MASSES`): its size, dual share,
-    restricted LP, iterations, proofs, cover LPs, enumerated sets, enumeration IP, stop."""
+    """Per subset of positive groups tried (module doc): its size and, for those only
+    priced, the heuristics' restricted LP; for those proven, the restricted LP, iterations,
+    proofs, cover LPs, enumerated sets, enumeration IP; and why it ended."""
     wall_time: float = 0.0
 
     def stats(self) -> dict:
@@ -397,7 +402,7 @@ def _subsets(st, run, y: np.ndarray, clauses: list, out: CoverLPBound) -> None:
         covered = np.zeros(len(st.P), dtype=bool)
         covered[rows] = True
         for T in chosen:                   # a pure clause within each set's meet
-            cl = greedy._clause(np.bitwise_and.reduce(greedy.P[rows[T]], axis=0), lit_gain)
+            cl = greedy.clause_within(np.bitwise_and.reduce(greedy.P[rows[T]], axis=0), lit_gain)
             if cl is not None:
                 covered |= Xp[:, list(cl)].all(axis=1)
         missing = np.flatnonzero(~covered)
@@ -419,13 +424,8 @@ def _absorb(out: CoverLPBound, sub: CoverLPBound) -> None:
     out.lp_bound = max(out.lp_bound, sub.lp_bound)
 
 
-@dataclasses.dataclass
 class _Budget:
     """The cover LPs left to the proofs and enumerations of every stage, and the deadline."""
-
-    left: float
-    deadline: float | None
-    t0: float
 
     def __init__(self, node_limit: int | None, deadline: float | None, t0: float):
         self.left = math.inf if node_limit is None else float(node_limit)
@@ -439,10 +439,10 @@ def _solve(st, negative, rows, seeds, out: CoverLPBound, *, budget: _Budget, wor
     then its proof (Farley's bound, or the enumeration where the LP is at most ``C'``), into
     ``out``; with ``farley_cap``, while the restricted LP stays above ``C'`` the proofs
     stop once :data:`WHOLE_PROOF_LPS` of a finite budget or :data:`WHOLE_TIME_SHARE` of the
-    time to the deadline is spent (``out.stopped`` "whole_share"); ``heuristic_only`` ends it where pricing first finds
-    nothing ("priced"); ``cover_sets`` receives the sets (rows of ``rows``) of the cover
-    the enumeration's IP found within ``C'``.  Returns the master and its last duals (None:
-    no LP)."""
+    time to the deadline is spent (``out.stopped`` "whole_share"); ``heuristic_only`` ends
+    it where pricing first finds nothing ("priced"); ``cover_sets`` receives the sets
+    (indices into ``rows``) of the cover the enumeration's IP found within ``C'``.  Returns
+    the master and its last duals (None: no LP)."""
     from .pricing.positive import positive_side_bound
     Cf = math.floor(st.C + 1e-9)
     X = np.ascontiguousarray(np.r_[st.X[st.P[rows]], st.X[negative]])

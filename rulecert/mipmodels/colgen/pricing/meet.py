@@ -45,7 +45,7 @@ class PureClauseGreedy:
         self.P = bits.pack(self.Xp)          # a positive group's literals, packed
         self.notN = bits.pack(self.notXn)    # a negative group's false literals, packed
 
-    def _clause(self, M: np.ndarray, lit_gain: np.ndarray) -> tuple[int, ...] | None:
+    def clause_within(self, M: np.ndarray, lit_gain: np.ndarray) -> tuple[int, ...] | None:
         """Few literals of the pure meet ``M`` that exclude every negative group (greedy set
         cover), None past ``D`` literals."""
         lits = np.flatnonzero(bits.unpack(M, self.d))
@@ -90,7 +90,7 @@ class PureClauseGreedy:
                 cand, Ms = cand[keep], Ms[keep]
                 free = (Ms == M).all(axis=1)          # groups that hold the whole meet
                 cand, Ms = cand[~free], Ms[~free]
-                cl = self._clause(M, lit_gain)
+                cl = self.clause_within(M, lit_gain)
                 if cl is not None and cl not in found:
                     found[cl] = 1.0 + len(cl) - float(y[self.Xp[:, list(cl)].all(axis=1)].sum())
                 if not len(cand):
