@@ -231,6 +231,26 @@ def test_subsets_of_the_groups_prove_only_where_no_error_free_cover_fits(monkeyp
     assert tried >= 5 and proved >= 5 and strict >= 5, (tried, proved, strict)
 
 
+def test_a_stop_request_during_the_subsets_ends_them_proving_nothing(monkeypatch):
+    """``should_stop`` is asked in the subsets' column generation too: a request after the
+    whole LP's stage ends the search there as "interrupted", with no bound."""
+    _subsets_first(monkeypatch)
+    for seed, X, y, sw, C, form, st in _instances():
+        full = cover_lp_bound(st, 10 ** 9)
+        if full.bound <= 0 or not full.subsets or full.iterations < 1:
+            continue
+        calls = []
+
+        def stop_after_the_whole_lp():
+            calls.append(1)
+            return ("interrupted", "test") if len(calls) > full.iterations else None
+        cl = cover_lp_bound(st, 10 ** 9, should_stop=stop_after_the_whole_lp)
+        assert cl.bound == 0 and cl.stopped == "interrupted", (seed, cl.stopped)
+        assert cl.subsets and cl.subsets[-1]["stopped"] == "interrupted"
+        return
+    pytest.fail("no instance proven by its subsets")
+
+
 def test_the_subsets_stage_is_counted_and_monotone_in_its_budget(monkeypatch):
     """With subsets, the work is still counted: a larger budget repeats a smaller one's
     steps (the whole LP's proofs are capped by a count, not a share of the budget), so the

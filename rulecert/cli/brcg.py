@@ -296,7 +296,9 @@ def run(args) -> int:
               + (b["reason"] if b["bound"] > 0 else f"nothing proven: {b['stopped']}")
               + f"); LP >= {b['lp_bound']:.6g}, restricted LP {b['restricted_lp'] or 0:.6g}, "
               f"{b['iterations']} iterations, {b['columns']} pure clauses, {b['proof_lps']} "
-              f"cover LPs in {b['wall_time']:.1f}s")
+              f"cover LPs in {b['wall_time']:.1f}s"
+              + ("; subsets of " + ", ".join(str(t["groups"]) for t in b["subsets"])
+                 + " positive groups" if b.get("subsets") else ""))
     if s.get("dive"):
         dv = s["dive"]
         found = "no rule set" if dv["objective"] is None else f"objective {dv['objective']:g}"
