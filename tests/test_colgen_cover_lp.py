@@ -379,15 +379,15 @@ def test_a_bad_budget_is_refused_by_name(bad):
 
 def test_a_budget_of_0_stays_off_in_certification_runs():
     """``certification_options`` scales node budgets to the rows with a floor; a part given 0
-    (off) stays 0 instead of getting the floor, for this bound and the positive-side proof."""
+    (off) stays 0 instead of getting the floor, for this bound and the positive-side proof;
+    this bound is on in certification runs, 500,000 cover LPs per 2000 rows."""
     from rulecert.mipmodels.colgen.presets import MIN_NODES, certification_options, scaled_nodes
     assert scaled_nodes(0, 10**6) == 0 and scaled_nodes(10, 10**6) == 10
     assert scaled_nodes(10**6, 10**7) == MIN_NODES
     o = certification_options(351, error_free_lp_nodes=0, positive_side_nodes=0)
     assert o["error_free_lp_node_limit"] == 0 and o["positive_side_node_limit"] == 0
-    assert certification_options(4000)["error_free_lp_node_limit"] == 0      # opt-in
-    assert certification_options(4000, error_free_lp_nodes=500_000)[
-        "error_free_lp_node_limit"] == 250_000
+    assert certification_options(4000)["error_free_lp_node_limit"] == 250_000  # on
+    assert certification_options(4000, error_free_lp_nodes=0)["error_free_lp_node_limit"] == 0
 
 
 def test_the_estimator_passes_the_budget_on():

@@ -189,9 +189,9 @@ class ColGenOptions:
     it solves the LP of the least-complexity error-free rule set by column generation over
     pure clauses and proves, by Farley's bound, that the LP exceeds ``C`` (then every rule
     set of complexity ``<= C`` errs), where the packing bound's clique is too light.  0: off
-    (the default, also in :func:`.presets.certification_options`: it can take minutes and
-    prove nothing); None: no limit.  Its column generation also stops after
-    ``cover_lp.MAX_ITER`` iterations."""
+    (the default: it can take minutes and prove nothing;
+    :func:`.presets.certification_options` gives 500,000 per 2000 rows); None: no limit.
+    Its column generation also stops after ``cover_lp.MAX_ITER`` iterations."""
     workers: int = 1
     """Threads of the branch-and-bound searches (pricing, the bound's searches, gap
     closing: ``pricing/bnb.py`` deals the tree to them, deterministically for a given
