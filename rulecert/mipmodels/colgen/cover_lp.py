@@ -60,8 +60,8 @@ groups of largest dual that none of them covers join the subset (:data:`SUBSET_G
 a cover of the larger subset must differ there.  Every clause found seeds the next subset.
 In the 300 s fit on ionosphere at C = 20 (``brcg_bounds.py``, 2 workers) the cover LP proved
 in 102.6 s: 5 proofs over the whole LP (restricted LP 20.98), then 27 of the 225 positive
-groups, 80% of its dual mass (subset LP 19.30, 2174 sets enumerated, cover IP 21); in a
-second run the first subset proven, 28 groups, had a cover IP of 20 and the clock stopped the
+groups, 80% of its dual mass (subset LP 19.30, 2174 sets enumerated, cover IP 21); in two
+more runs the first subset proven, 28 groups, had a cover IP of 20 and the clock stopped the
 next (the subsets depend on where the whole LP's stage stops).  Counted, on one thread, it
 proves in 273 s (207,351 cover LPs; 32 groups).
 
