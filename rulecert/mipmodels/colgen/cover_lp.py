@@ -351,11 +351,11 @@ def cover_lp_bound(st, node_limit: int | None, *, seeds=(), deadline: float | No
 def _subsets(st, run, y: np.ndarray, clauses: list, out: CoverLPBound) -> None:
     """The subsets stage (module doc) after the whole LP's share, at its last duals ``y``:
     the groups of the largest duals holding :data:`SUBSET_MASSES` of the dual mass, more
-    until the subset's restricted LP (pricing heuristics only) is ``C' - SUBSET_LP_MARGIN``
-    or more; then its proof and enumeration, and while the enumeration's cover IP fits
-    ``C'``, the groups that the clauses of its cover miss are added (:data:`SUBSET_GROW`).
-    ``run(rows, seeds, out, farley_cap, heuristic_only, cover_sets)`` is :func:`_solve` on
-    the instance; every clause any stage found seeds the next."""
+    while the subset's restricted LP where pricing first finds nothing is below ``C' -
+    SUBSET_LP_MARGIN``; then, in the same run, its proof and enumeration, and while the
+    enumeration's cover IP fits ``C'``, the groups that the clauses of its cover miss are
+    added (:data:`SUBSET_GROW`).  ``run(rows, seeds, out, farley_cap, min_lp, cover_sets)``
+    is :func:`_solve` on the instance; every clause any stage found seeds the next."""
     Cf = math.floor(st.C + 1e-9)
     order = np.argsort(-y, kind="stable")
     mass = np.cumsum(y[order]) / max(float(y.sum()), 1e-12)
@@ -365,29 +365,22 @@ def _subsets(st, run, y: np.ndarray, clauses: list, out: CoverLPBound) -> None:
         if n <= len(rows):
             continue
         rows = np.sort(order[:n])
-        sub = CoverLPBound()
-        master, _ = run(rows, clauses, sub, heuristic_only=True)
+        sub, chosen = CoverLPBound(), []
+        master, _ = run(rows, clauses, sub, cover_sets=chosen,
+                        min_lp=None if len(rows) == len(order) else Cf - SUBSET_LP_MARGIN)
         clauses = list(master.clauses)
         _absorb(out, sub)
-        record = dict(groups=len(rows), heuristic_lp=sub.restricted_lp)
-        if sub.stopped != "priced":
-            out.subsets.append(record | dict(stopped=sub.stopped))
-            out.stopped = sub.stopped
-            return
-        if sub.restricted_lp >= Cf - SUBSET_LP_MARGIN:
+        if sub.stopped != "lp_below_margin":
             break
-        out.subsets.append(record | dict(stopped="lp_below_margin"))
-    if not len(rows):
+        out.subsets.append(dict(groups=len(rows), heuristic_lp=sub.restricted_lp,
+                                stopped=sub.stopped))
+    else:
         return
     negative = np.flatnonzero(st.neg > 0)
     Xp = st.X[st.P]
     greedy = PureClauseGreedy(Xp, st.X[negative], st.D, np.random.default_rng(0))
     lit_gain = y @ Xp
     while True:                            # proven, enumerated, grown by what its cover misses
-        sub, chosen = CoverLPBound(), []
-        master, _ = run(rows, clauses, sub, cover_sets=chosen)
-        clauses = list(master.clauses)
-        _absorb(out, sub)
         out.subsets.append(dict(
             groups=len(rows), restricted_lp=sub.restricted_lp, iterations=sub.iterations,
             proofs=sub.proofs, proof_lps=sub.proof_lps, enumerated=sub.enumerated,
@@ -405,7 +398,8 @@ def _subsets(st, run, y: np.ndarray, clauses: list, out: CoverLPBound) -> None:
         covered = np.zeros(len(st.P), dtype=bool)
         covered[rows] = True
         for T in chosen:                   # a pure clause within each set's meet
-            cl = greedy.clause_within(np.bitwise_and.reduce(greedy.P[rows[T]], axis=0), lit_gain)
+            cl = greedy.clause_within(np.bitwise_and.reduce(greedy.P[rows[T]], axis=0),
+                                      lit_gain)
             if cl is not None:
                 covered |= Xp[:, list(cl)].all(axis=1)
         missing = np.flatnonzero(~covered)
@@ -416,6 +410,10 @@ def _subsets(st, run, y: np.ndarray, clauses: list, out: CoverLPBound) -> None:
         missing = missing[np.argsort(-y[missing], kind="stable")]
         grow = max(1, math.ceil(SUBSET_GROW * len(rows)))
         rows = np.sort(np.r_[rows, missing[:grow]])
+        sub, chosen = CoverLPBound(), []
+        master, _ = run(rows, clauses, sub, cover_sets=chosen)
+        clauses = list(master.clauses)
+        _absorb(out, sub)
 
 
 def _absorb(out: CoverLPBound, sub: CoverLPBound) -> None:
@@ -436,14 +434,15 @@ class _Budget:
 
 
 def _solve(st, negative, rows, seeds, out: CoverLPBound, *, budget: _Budget, workers: int,
-           should_stop, farley_cap: bool = False, heuristic_only: bool = False,
+           should_stop, farley_cap: bool = False, min_lp: float | None = None,
            cover_sets: list | None = None):
     """Column generation of the error-free cover LP of the positive groups ``st.P[rows]``,
     then its proof (Farley's bound, or the enumeration where the LP is at most ``C'``), into
     ``out``; with ``farley_cap``, while the restricted LP stays above ``C'`` the proofs
     stop once :data:`WHOLE_PROOF_LPS` of a finite budget or :data:`WHOLE_TIME_SHARE` of the
-    time to the deadline is spent (``out.stopped`` "whole_share"); ``heuristic_only`` ends
-    it where pricing first finds nothing ("priced"); ``cover_sets`` receives the sets
+    time to the deadline is spent (``out.stopped`` "whole_share"); with ``min_lp``, a
+    restricted LP below it where pricing first finds nothing ends it ("lp_below_margin"),
+    before any proof; ``cover_sets`` receives the sets
     (indices into ``rows``) of the cover the enumeration's IP found within ``C'``.  Returns
     the master and its last duals (None: no LP)."""
     from .pricing.positive import positive_side_bound
@@ -481,8 +480,8 @@ def _solve(st, negative, rows, seeds, out: CoverLPBound, *, budget: _Budget, wor
         found = _price(master, greedy, X, v, st.D, lengths, deadline, workers, out)
         if found:
             continue
-        if heuristic_only:
-            out.stopped = "priced"
+        if min_lp is not None and not out.proofs and out.restricted_lp < min_lp:
+            out.stopped = "lp_below_margin"
             break
         if budget.left <= 0:
             out.stopped = "node_limit"
