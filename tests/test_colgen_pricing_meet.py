@@ -73,3 +73,36 @@ def test_without_positive_duals_or_pure_clauses_it_returns_nothing():
     g = PureClauseGreedy(Xp, Xn, 3, np.random.default_rng(0))
     assert g.price(np.full(3, 5.0), K=5) == []
     assert g.price(np.zeros(3), K=5) == []
+
+
+def test_clause_within_a_meet_is_pure_irredundant_and_within_it():
+    """``clause_within(meet)``: a clause of the meet's literals only, covering no negative
+    group, of 1..D literals, none redundant; where no pure clause of at most D literals lies
+    within the meet (exhaustive check) it returns None."""
+    from rulecert import bits
+    found = none_fits = 0
+    for seed in range(40):
+        rng = np.random.default_rng(seed)
+        Xp, Xn = rng.random((6, 8)) < 0.7, rng.random((6, 8)) < 0.5
+        D = 3
+        g = PureClauseGreedy(Xp, Xn, D, np.random.default_rng(0))
+        T = rng.choice(6, 2, replace=False)
+        packed = np.bitwise_and.reduce(g.P[T], axis=0)
+        meet = Xp[T].all(axis=0)
+        assert np.array_equal(bits.unpack(packed, 8), meet)
+        cl = g.clause_within(packed, rng.random(8))
+        exists = any(not Xn[:, list(c)].all(axis=1).any()
+                     for r in range(1, D + 1)
+                     for c in itertools.combinations(np.flatnonzero(meet), r))
+        if not exists:
+            assert cl is None, (seed, cl)
+            none_fits += 1
+        if cl is None:
+            continue
+        found += 1
+        assert 1 <= len(cl) <= D and all(meet[j] for j in cl)
+        assert not Xn[:, list(cl)].all(axis=1).any()
+        for j in cl:                     # irredundant: dropping a literal covers a negative
+            rest = [k for k in cl if k != j]
+            assert rest == [] or Xn[:, rest].all(axis=1).any()
+    assert found >= 10 and none_fits >= 1, (found, none_fits)
