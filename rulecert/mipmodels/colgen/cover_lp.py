@@ -63,7 +63,7 @@ in 102.6 s: 5 proofs over the whole LP (restricted LP 20.98), then 27 of the 225
 groups, 80% of its dual mass (subset LP 19.30, 2174 sets enumerated, cover IP 21); in two
 more runs the first subset proven, 28 groups, had a cover IP of 20 and the clock stopped the
 next (the subsets depend on where the whole LP's stage stops).  Counted, on one thread, it
-proves in 273 s (207,351 cover LPs; 32 groups).
+proves in 265 s (207,351 cover LPs; 32 groups).
 
 Its work is counted (iterations, branch-and-bound nodes per pricing call, cover LPs of the
 proofs and of the enumeration in all), so a run without a deadline is reproducible; under a
