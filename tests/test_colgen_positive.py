@@ -275,3 +275,40 @@ def test_positive_side_search_goes_after_the_descent_at_duals_with_many_gain_gro
             assert bool(rec.get("after_descent")) == (limit is not None)
             after += limit is not None
     assert after >= 3, after
+
+
+def test_positive_side_bound_collects_several_witnesses_when_asked():
+    """With ``witnesses`` = K > 1 a failed search goes on past its first failed set: on 60
+    random pricing problems above their minimum, on one thread and on two, it returns at most
+    K distinct clauses, each of 1..D literals and (recomputed) below the threshold, the least
+    first as ``witness``; the bound stays at most the brute-force minimum; it stops at K; and
+    below the minimum it still completes."""
+    rng = np.random.default_rng(11)
+    several = 0
+    for _ in range(60):
+        G, d = int(rng.integers(10, 31)), int(rng.integers(6, 11))
+        X = rng.random((G, d)) < rng.uniform(0.4, 0.8)
+        v = rng.normal(size=G) * rng.uniform(0.2, 3)
+        const, lit, D = rng.uniform(-1, 1), rng.uniform(0, 0.5), int(rng.integers(2, d + 1))
+        opt = _min_reduced_cost(X, v, const, lit, D)
+        for workers in (1, 2):
+            r = positive_side_bound(X, v, const, lit, D, opt - 1e-3, workers=workers,
+                                    witnesses=5)
+            assert r.complete and r.witnesses == ()
+            for upper, K in ((opt + 1e-3, 5), (opt + 1.0, 3), (opt + 1.0, 50)):
+                r = positive_side_bound(X, v, const, lit, D, upper, workers=workers,
+                                        witnesses=K)
+                assert not r.complete and r.stopped == "failed"
+                assert r.bound <= opt + 1e-9
+                assert 1 <= len(r.witnesses) <= K
+                assert len(set(r.witnesses)) == len(r.witnesses)
+                rcs = [const + lit * len(S) + v[X[:, list(S)].all(axis=1)].sum()
+                       for S in r.witnesses]
+                assert all(1 <= len(S) <= D for S in r.witnesses)
+                assert max(rcs) < upper and rcs == sorted(rcs)
+                assert r.witness == r.witnesses[0] and np.isclose(r.witness_rc, rcs[0])
+                several += len(r.witnesses) > 1
+                if workers == 1 and K == 3:
+                    one = positive_side_bound(X, v, const, lit, D, upper)
+                    assert len(one.witnesses) == 1 and one.nodes <= r.nodes
+    assert several >= 60

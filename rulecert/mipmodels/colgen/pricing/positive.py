@@ -99,6 +99,9 @@ class PositiveSideResult:
     """When the proof failed at a set whose cover IP's best clause costs less than
     ``upper``: that clause (no proof of ``upper`` at these duals exists)."""
     witness_rc: float | None = None
+    witnesses: tuple = ()
+    """Every clause below ``upper`` the failed search met (``witnesses`` > 1: it goes on
+    past a failed set until it holds that many), ``witness`` the least of them."""
     ascents: int = 0
     """Sets whose cover LP dual ascent from their parent's duals spared."""
 
@@ -314,7 +317,8 @@ def positive_side_bound(X: np.ndarray, v: np.ndarray, const: float, lit: float,
                         max_length: int, upper: float, node_limit: int | None = None,
                         deadline: float | None = None,
                         exact_node_limit: int = EXACT_NODE_LIMIT,
-                        workers: int = 1, collect: list | None = None) -> PositiveSideResult:
+                        workers: int = 1, collect: list | None = None,
+                        witnesses: int = 1) -> PositiveSideResult:
     """Prove ``rc(S) = const + lit |S| + sum_{g covered by S} v_g >= upper`` for every clause
     ``S`` of 1..``max_length`` literals over the columns of ``X`` (module doc); the result's
     bound is valid whether or not the proof completes.
@@ -335,7 +339,10 @@ def positive_side_bound(X: np.ndarray, v: np.ndarray, const: float, lit: float,
     threads (:func:`_in_parallel`): a completed proof is as valid, but the order the sets are
     visited in, and so the LP duals, the counts and a stopped search's bound, then depend on
     the threads' timing (counted runs use one), and each thread finishes the set it is on
-    when another stops the search, so up to ``workers - 1`` LPs past ``node_limit``."""
+    when another stops the search, so up to ``workers - 1`` LPs past ``node_limit``.  With
+    ``witnesses`` > 1, a failed set whose cover IP holds a clause below ``upper`` does not stop
+    the search until that many such clauses are held (column generation then gets them all
+    from one search; the sets that failed keep their bounds in the result's)."""
     t0 = time.perf_counter()
     if not math.isfinite(upper):
         raise ValueError(f"upper must be finite, got {upper}")
@@ -348,15 +355,20 @@ def positive_side_bound(X: np.ndarray, v: np.ndarray, const: float, lit: float,
     Xc, wc = X[cost], v[cost]
     state = dict(bound=math.inf, nodes=0, exact=0, ascents=0)
 
-    def result(stopped: str, left: float = math.inf, witness=None) -> PositiveSideResult:
-        rc = None
-        if witness:
-            cov = X[:, list(witness)].all(axis=1)
-            rc = const + lit * len(witness) + float(v[cov].sum())
-            witness = witness if rc < upper else None
+    def below(clause) -> float | None:
+        """A clause's reduced cost when it is below ``upper``."""
+        if not clause:
+            return None
+        rc = const + lit * len(clause) + float(v[X[:, list(clause)].all(axis=1)].sum())
+        return rc if rc < upper else None
+
+    def result(stopped: str, left: float = math.inf, found=()) -> PositiveSideResult:
+        held = sorted({(rc, c) for c in found if (rc := below(c)) is not None})
+        held = held[:max(1, witnesses)]     # (threads finish their sets past the count)
         return PositiveSideResult(min(state["bound"], left), not stopped, state["nodes"],
                                   time.perf_counter() - t0, stopped, state["exact"],
-                                  witness, rc if witness else None, state["ascents"])
+                                  held[0][1] if held else None, held[0][0] if held else None,
+                                  tuple(c for _, c in held), state["ascents"])
 
     # the sets open are (first group index allowed, the set T as a mask over the gain groups,
     # meet(T), gain(T), inherited subtree bound, a lower bound on F(meet) from the parent's
@@ -449,26 +461,37 @@ def positive_side_bound(X: np.ndarray, v: np.ndarray, const: float, lit: float,
             return "deadline"
         return ""
 
+    def enough(fails) -> bool:
+        """Whether the failed sets ``fails`` end the search."""
+        return witnesses <= 1 or sum(below(f[1]) is not None for f in fails) >= witnesses
+
     lock = threading.Lock()
     if workers <= 1:
-        stack = [root]
+        stack, fails = [root], []
         while stack:
             if node_limit is not None and state["nodes"] >= node_limit or (
                     state["nodes"] % CHECK_EVERY == 0 and limit_reached()):
-                return result(limit_reached(), min(s[4] for s in stack))
+                stopped = "failed" if fails else limit_reached()
+                return result(stopped, min([s[4] for s in stack] + [f[0] for f in fails]),
+                              [f[1] for f in fails])
             failed = process(stack.pop(), stack.extend)
             if failed:
-                return result("failed", min([s[4] for s in stack] + [failed[0]]), failed[1])
+                fails.append(failed)
+                if enough(fails):
+                    break
+        if fails:
+            return result("failed", min([s[4] for s in stack] + [f[0] for f in fails]),
+                          [f[1] for f in fails])
         return result("")
-    return _in_parallel(workers, root, process, limit_reached, lock, result)
+    return _in_parallel(workers, root, process, limit_reached, lock, result, enough)
 
 
-def _in_parallel(workers, root, process, limit_reached, lock, result):
+def _in_parallel(workers, root, process, limit_reached, lock, result, enough):
     """:func:`positive_side_bound`'s search on ``workers`` threads: each works depth-first
     on its own stack of sets and, when that is empty, takes the oldest set of the longest
-    other stack (the cover LPs run outside the GIL).  A failed proof, the node limit, the
-    deadline or Ctrl-C stops every thread after the set it is on; the sets left open on
-    every stack bound the rest."""
+    other stack (the cover LPs run outside the GIL).  A failed proof (once ``enough(fails)``),
+    the node limit, the deadline or Ctrl-C stops every thread after the set it is on; the
+    sets left open on every stack bound the rest."""
     stacks = [collections.deque() for _ in range(workers)]
     stacks[0].append(root)
     outcome: dict = {}
@@ -507,10 +530,11 @@ def _in_parallel(workers, root, process, limit_reached, lock, result):
                 if failed is not None:
                     # kept even when another thread stopped the search first: the set's
                     # subtree is bounded by nothing else
-                    outcome.setdefault("stopped", "failed")
                     fails.append(failed)
-            if failed is not None:
-                return
+                    if isinstance(failed, BaseException) or enough(
+                            [f for f in fails if not isinstance(f, BaseException)]):
+                        outcome.setdefault("stopped", "failed")
+                        return
 
     threads = [threading.Thread(target=work, args=(st,), daemon=True) for st in stacks]
     for t in threads:
@@ -529,6 +553,5 @@ def _in_parallel(workers, root, process, limit_reached, lock, result):
             raise f
     left = [s[4] for st in stacks for s in st] + [f[0] for f in fails]
     if fails:
-        witness = next((f[1] for f in fails if f[1]), None)
-        return result("failed", min(left), witness)
+        return result("failed", min(left), [f[1] for f in fails])
     return result(outcome.get("stopped", ""), min(left, default=math.inf))
