@@ -52,8 +52,8 @@ def certification_options(rows: int, *, max_iter: int = 100, bnb_nodes: int = 30
     (``ColGenOptions.error_free_lp_node_limit``), ``error_free_lp_nodes`` cover LPs of its
     proofs per :data:`ROWS_PER_BUDGET` rows (tried only where the bound is below one error's
     weight; in a 300 s fit it proves the error on ionosphere at C = 15 in 65 s, at C = 20 in
-    103 s by a subset of the positive groups in one run of three, and on wdbc at C = 20 in 43 s:
-    see the README).
+    66-70 s by a subset of the positive groups (three runs of three), and on wdbc at C = 20 in
+    44 s: see the README).
 
     Pricing's budget was 10^8 nodes, as gap closing's still is.  Measured on 2 workers
     (``experiments/brcg_bounds.py``, the 9 shared datasets but bank-full at C = 10 and 20):
