@@ -205,6 +205,15 @@ def test_dual_ascent_raises_the_cover_bound_and_stays_below_the_cover_minimum():
     assert raised > 50
 
 
+def _larger_pricing(rng):
+    """A random pricing problem large enough for two threads to work on (up to 30 groups,
+    10 literals)."""
+    G, d = int(rng.integers(10, 31)), int(rng.integers(6, 11))
+    X = rng.random((G, d)) < rng.uniform(0.4, 0.8)
+    v = rng.normal(size=G) * rng.uniform(0.2, 3)
+    return X, v, rng.uniform(-1, 1), rng.uniform(0, 0.5), int(rng.integers(2, d + 1))
+
+
 def test_positive_side_bound_on_two_threads_is_as_valid_as_on_one(monkeypatch):
     """The search on 2 threads (each depth-first on its own stack, taking the oldest set of
     the other's when its own is empty): on 40 random pricing problems large enough for both
@@ -218,10 +227,7 @@ def test_positive_side_bound_on_two_threads_is_as_valid_as_on_one(monkeypatch):
     from rulecert.mipmodels.colgen.pricing import positive
     rng = np.random.default_rng(5)
     for _ in range(40):
-        G, d = int(rng.integers(10, 31)), int(rng.integers(6, 11))
-        X = rng.random((G, d)) < rng.uniform(0.4, 0.8)
-        v = rng.normal(size=G) * rng.uniform(0.2, 3)
-        const, lit, D = rng.uniform(-1, 1), rng.uniform(0, 0.5), int(rng.integers(2, d + 1))
+        X, v, const, lit, D = _larger_pricing(rng)
         opt = _min_reduced_cost(X, v, const, lit, D)
         for upper in (opt - 1.0, opt - 1e-3, opt + 1e-3, opt + 1.0):
             for limit in (3, 20, None):
@@ -286,10 +292,7 @@ def test_positive_side_bound_collects_several_witnesses_when_asked():
     rng = np.random.default_rng(11)
     several = 0
     for _ in range(60):
-        G, d = int(rng.integers(10, 31)), int(rng.integers(6, 11))
-        X = rng.random((G, d)) < rng.uniform(0.4, 0.8)
-        v = rng.normal(size=G) * rng.uniform(0.2, 3)
-        const, lit, D = rng.uniform(-1, 1), rng.uniform(0, 0.5), int(rng.integers(2, d + 1))
+        X, v, const, lit, D = _larger_pricing(rng)
         opt = _min_reduced_cost(X, v, const, lit, D)
         for workers in (1, 2):
             r = positive_side_bound(X, v, const, lit, D, opt - 1e-3, workers=workers,
