@@ -51,7 +51,7 @@ def certification_options(rows: int, *, max_iter: int = 100, bnb_nodes: int = 30
     cover LPs per :data:`ROWS_PER_BUDGET` rows, and the error-free cover LP bound
     (``ColGenOptions.error_free_lp_node_limit``), ``error_free_lp_nodes`` cover LPs of its
     proofs per :data:`ROWS_PER_BUDGET` rows (tried only where the bound is below one error's
-    weight; in a 300 s fit it proves the error on ionosphere at C = 15 in 65 s, at C = 20 in
+    weight; in a 300 s fit it proves the error on ionosphere at C = 15 in 17 s, at C = 20 in
     66-70 s by a subset of the positive groups (three runs of three), and on wdbc at C = 20 in
     44 s: see the README).
 
