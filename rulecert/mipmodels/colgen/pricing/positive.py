@@ -362,10 +362,14 @@ def positive_side_bound(X: np.ndarray, v: np.ndarray, const: float, lit: float,
         rc = const + lit * len(clause) + float(v[X[:, list(clause)].all(axis=1)].sum())
         return rc if rc < upper else None
 
-    def result(stopped: str, left: float = math.inf, found=()) -> PositiveSideResult:
-        held = sorted({(rc, c) for c in found if (rc := below(c)) is not None})
+    def result(stopped: str, left=(), fails=()) -> PositiveSideResult:
+        """The result, with ``left`` the bounds of the sets left open and ``fails`` the
+        ``(bound, clause)`` of the sets that failed (then it "failed", whatever else)."""
+        stopped = "failed" if fails else stopped
+        bound = min([state["bound"], *left, *(f[0] for f in fails)])
+        held = sorted({(rc, c) for _, c in fails if (rc := below(c)) is not None})
         held = held[:max(1, witnesses)]     # (threads finish their sets past the count)
-        return PositiveSideResult(min(state["bound"], left), not stopped, state["nodes"],
+        return PositiveSideResult(bound, not stopped, state["nodes"],
                                   time.perf_counter() - t0, stopped, state["exact"],
                                   held[0][1] if held else None, held[0][0] if held else None,
                                   tuple(c for _, c in held), state["ascents"])
@@ -471,18 +475,13 @@ def positive_side_bound(X: np.ndarray, v: np.ndarray, const: float, lit: float,
         while stack:
             if node_limit is not None and state["nodes"] >= node_limit or (
                     state["nodes"] % CHECK_EVERY == 0 and limit_reached()):
-                stopped = "failed" if fails else limit_reached()
-                return result(stopped, min([s[4] for s in stack] + [f[0] for f in fails]),
-                              [f[1] for f in fails])
+                return result(limit_reached(), [s[4] for s in stack], fails)
             failed = process(stack.pop(), stack.extend)
             if failed:
                 fails.append(failed)
                 if enough(fails):
                     break
-        if fails:
-            return result("failed", min([s[4] for s in stack] + [f[0] for f in fails]),
-                          [f[1] for f in fails])
-        return result("")
+        return result("", [s[4] for s in stack], fails)
     return _in_parallel(workers, root, process, limit_reached, lock, result, enough)
 
 
@@ -551,7 +550,4 @@ def _in_parallel(workers, root, process, limit_reached, lock, result, enough):
     for f in fails:
         if isinstance(f, BaseException):
             raise f
-    left = [s[4] for st in stacks for s in st] + [f[0] for f in fails]
-    if fails:
-        return result("failed", min(left), [f[1] for f in fails])
-    return result(outcome.get("stopped", ""), min(left, default=math.inf))
+    return result(outcome.get("stopped", ""), [s[4] for st in stacks for s in st], fails)
