@@ -282,21 +282,22 @@ def _count(left: float) -> int | None:
     return None if math.isinf(left) else int(left)
 
 
-def _enumerate(X, y, v, delta: float, Cf: float, D: int, left: float, deadline,
+def _enumerate(X, y, v, delta: float, Cf: float, D: int, budget: _Budget,
                proof_workers: int, out: CoverLPBound, cover_sets: list | None = None
                ) -> str | None:
     """The reduced-cost enumeration of the module doc at the LP duals ``y`` (``v`` the
-    pricing's coefficients, ``delta`` the proven bound on the reduced costs' negative part):
-    the reason when it proves that no error-free cover of complexity ``<= Cf`` exists, else
-    None with ``out.stopped`` set."""
+    pricing's coefficients, ``delta`` the proven bound on the reduced costs' negative part),
+    its cover LPs taken from ``budget``: the reason when it proves that no error-free cover
+    of complexity ``<= Cf`` exists, else None with ``out.stopped`` set."""
     from .pricing.positive import positive_side_bound
     tau = Cf - float(y.sum()) + max(0.0, Cf // 2 - 1) * delta
     entries: list = []
     ps = positive_side_bound(X, v, 1.0, 1.0, D, upper=tau + 1e-6,
-                             node_limit=_count(left), deadline=deadline,
+                             node_limit=_count(budget.left), deadline=budget.deadline,
                              exact_node_limit=ENTRY_IP_NODES, workers=proof_workers,
                              collect=entries)
     out.proof_lps += ps.nodes
+    budget.left -= ps.nodes
     out.enumerated = len(entries)
     if not ps.complete:
         out.stopped = ps.stopped
@@ -351,20 +352,31 @@ def cover_lp_bound(st, node_limit: int | None, *, seeds=(), deadline: float | No
     master, y = run(np.arange(len(st.P)), seeds, out, farley_cap=True)
     out.columns = len(master.clauses)
     if out.stopped == "whole_share" and y is not None:
-        _subsets(st, run, y, list(master.clauses), out)
+        _subsets(st, negative, run, y, list(master.clauses), out)
     out.wall_time = time.perf_counter() - t0
     return out
 
 
-def _subsets(st, run, y: np.ndarray, clauses: list, out: CoverLPBound) -> None:
+def _subsets(st, negative, run, y: np.ndarray, clauses: list, out: CoverLPBound) -> None:
     """The subsets stage (module doc) after the whole LP's share, at its last duals ``y``:
     the groups of the largest duals holding :data:`SUBSET_MASSES` of the dual mass, more
     while the subset's restricted LP where pricing first finds nothing is below ``C' -
     SUBSET_LP_MARGIN``; then, in the same run, its proof and enumeration, and while the
     enumeration's cover IP fits ``C'``, the groups that the clauses of its cover miss are
     added (:data:`SUBSET_GROW`).  ``run(rows, seeds, out, farley_cap, min_lp, cover_sets)``
-    is :func:`_solve` on the instance; every clause any stage found seeds the next."""
+    is :func:`_solve` on the instance (``negative``: its negative groups); every clause any
+    stage found seeds the next."""
     Cf = math.floor(st.C + 1e-9)
+
+    def attempt(rows, min_lp=None):
+        """One subset's run, its work counted in ``out``; its record and cover's sets."""
+        nonlocal clauses
+        sub, chosen = CoverLPBound(), []
+        master, _ = run(rows, clauses, sub, cover_sets=chosen, min_lp=min_lp)
+        clauses = list(master.clauses)
+        _absorb(out, sub)
+        return sub, chosen
+
     order = np.argsort(-y, kind="stable")
     mass = np.cumsum(y[order]) / max(float(y.sum()), 1e-12)
     rows = order[:0]
@@ -373,18 +385,13 @@ def _subsets(st, run, y: np.ndarray, clauses: list, out: CoverLPBound) -> None:
         if n <= len(rows):
             continue
         rows = np.sort(order[:n])
-        sub, chosen = CoverLPBound(), []
-        master, _ = run(rows, clauses, sub, cover_sets=chosen,
-                        min_lp=None if len(rows) == len(order) else Cf - SUBSET_LP_MARGIN)
-        clauses = list(master.clauses)
-        _absorb(out, sub)
+        sub, chosen = attempt(rows, None if n == len(order) else Cf - SUBSET_LP_MARGIN)
         if sub.stopped != "lp_below_margin":
             break
         out.subsets.append(dict(groups=len(rows), heuristic_lp=sub.restricted_lp,
                                 stopped=sub.stopped))
     else:
         return
-    negative = np.flatnonzero(st.neg > 0)
     Xp = st.X[st.P]
     greedy = PureClauseGreedy(Xp, st.X[negative], st.D, np.random.default_rng(0))
     lit_gain = y @ Xp
@@ -418,10 +425,7 @@ def _subsets(st, run, y: np.ndarray, clauses: list, out: CoverLPBound) -> None:
         missing = missing[np.argsort(-y[missing], kind="stable")]
         grow = max(1, math.ceil(SUBSET_GROW * len(rows)))
         rows = np.sort(np.r_[rows, missing[:grow]])
-        sub, chosen = CoverLPBound(), []
-        master, _ = run(rows, clauses, sub, cover_sets=chosen)
-        clauses = list(master.clauses)
-        _absorb(out, sub)
+        sub, chosen = attempt(rows)
 
 
 def _absorb(out: CoverLPBound, sub: CoverLPBound) -> None:
@@ -513,10 +517,8 @@ def _solve(st, negative, rows, seeds, out: CoverLPBound, *, budget: _Budget, wor
         budget.left -= ps.nodes
         farley_left -= 0 if at_most_C else ps.nodes
         if at_most_C and ps.complete:
-            before = out.proof_lps
-            reason = _enumerate(X, y, v, max(0.0, -ps.bound), Cf, st.D, budget.left,
-                                deadline, proof_workers, out, cover_sets)
-            budget.left -= out.proof_lps - before
+            reason = _enumerate(X, y, v, max(0.0, -ps.bound), Cf, st.D, budget,
+                                proof_workers, out, cover_sets)
             if reason:
                 out.reason = reason
                 out.bound = st.round_bound(least_error_weight(st))
