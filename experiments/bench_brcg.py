@@ -226,7 +226,7 @@ def study_for(variant, args, aix_by_dataset) -> Study:
     for name, aix in aix_by_dataset.items():
         for f, a in enumerate(aix):
             C, tl, ptl = fold_limits(a, args)
-            ov = {"dataset": name, "fold": f, "time_limit": tl, "pricing_time_limit": ptl}
+            ov = {"dataset": name, "fold": f, "time_limit": tl, "pricing_seconds": ptl}
             if variant == "fixed":
                 ov["complexity_bound"] = C
             else:
@@ -261,7 +261,7 @@ def same_fold(a, dumped, ytr, yte, args) -> dict:
     t0 = time.perf_counter()
     problem = RuleProblem.from_matrix(Xtr, ytr, names)
     rs, cert = colgen.solve(problem, complexity_bound=C, empty_clause=not args.no_empty_clause,
-                            time_limit=tl, pricing_time_limit=ptl, seed=args.seed)
+                            time_limit=tl, pricing_seconds=ptl, seed=args.seed)
     fit_time = time.perf_counter() - t0
     ours = dict(_evaluate(rs, Xtr, ytr, Xte, yte), time=fit_time, C=C, time_limit=tl,
                 objective=cert.objective, bound=cert.lower_bound, rel_gap=cert.rel_gap,

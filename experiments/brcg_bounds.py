@@ -11,7 +11,7 @@ as in brcg_table.py, with the *same* deterministic limits for both variants:
   as an exact knapsack over the enumerated clauses of negative reduced cost, ``bounds.py``;
   pricing's branch-and-bound with the exclusion bound, ``pricing/bnb.py``).
 
-The default limits (``rulecert.mipmodels.colgen.certification_options``, which
+The default limits (``effort="certify"`` (``rulecert.mipmodels.colgen.presets.certify_settings``), which
 ``rulecert brcg --certify`` uses too: 100 iterations, 3 x 10^7 branch-and-bound nodes per
 pricing call per 2000 rows, 500 restricted-IP nodes, gap closing up to 100,000 clauses with
 10^8 nodes; the bound's search: 3 complexity duals per iteration at 10^6 nodes each, and where
@@ -77,39 +77,39 @@ assert set(ALL) == set(DATASETS) - {"liver_selector"} | {"bank_full"}
 CHOICES = ALL + ["liver_selector"]
 
 
-BOUND_FIELDS = ("bound_node_limit", "final_bound_node_limit")
+BOUND_FIELDS = ("bound_nodes", "final_bound_nodes")
 """The new bound's limits: today's code runs with its own (or with the bound off)."""
 
 
 def limits(args, rows: int, variant: str) -> dict:
     """The deterministic work limits of a fit (no wall-clock limit unless ``--time-limit``):
-    the library's ``certification_options`` with this run's settings.  Computed here for
-    today's code too and handed to it as JSON, so an older checkout needs only ``solve``."""
-    from rulecert.mipmodels.colgen import certification_options
-    kw = certification_options(rows, max_iter=args.max_iter, bnb_nodes=args.bnb_nodes,
-                               ip_nodes=args.ip_nodes, gap_columns=args.gap_columns,
-                               gap_nodes=args.gap_nodes,
-                               bound_nodes=args.bound_nodes,
-                               final_bound_nodes=args.final_bound_nodes,
-                               dive_nodes=args.dive_nodes,
-                               polish_iterations=args.polish_iterations,
-                               positive_side_nodes=args.positive_side_nodes,
-                               error_free_lp_nodes=args.error_free_lp_nodes)
-    kw.update(pricing=args.pricing, seed=args.seed, empty_clause=args.empty_clause,
+    the library's ``effort="certify"`` budgets (``certify_settings``) with this run's
+    settings.  Computed here for today's code too and handed to it as JSON, so an older
+    checkout needs only ``solve``; for it the options carry their old names."""
+    from rulecert.mipmodels.colgen.presets import certify_settings
+    kw = certify_settings(rows, max_iter=args.max_iter, bnb_nodes=args.bnb_nodes,
+                          ip_nodes=args.ip_nodes, gap_columns=args.gap_columns,
+                          gap_nodes=args.gap_nodes, bound_nodes=args.bound_nodes,
+                          final_bound_nodes=args.final_bound_nodes, dive_nodes=args.dive_nodes,
+                          polish_kicks=args.polish_iterations,
+                          positive_side_cover_lps=args.positive_side_nodes,
+                          error_free_cover_lps=args.error_free_lp_nodes)
+    kw.update(pricers=args.pricing, seed=args.seed, empty_clause=args.empty_clause,
               max_clause_length=args.max_clause_length, workers=args.workers,
               time_limit=args.time_limit)
     if variant == "new":
-        kw.update(bound_search_steps=args.bound_steps, smoothing=args.smoothing,
-                  close_gap_ladder_after_cap=args.ladder_after_cap, dive=args.dive,
+        kw.update(bound_search_steps=args.bound_steps, _smoothing=args.smoothing,
+                  ladder_after_cap=args.ladder_after_cap, dive=args.dive,
                   polish=args.polish, adaptive_chain=args.adaptive_chain)
         return kw
-    for name in BOUND_FIELDS + ("dive", "dive_node_limit", "polish_iterations",
-                                "adaptive_chain", "positive_side_node_limit",
-                                "error_free_lp_node_limit"):
+    for name in BOUND_FIELDS + ("dive", "dive_nodes", "polish_kicks", "adaptive_chain",
+                                "positive_side_cover_lps", "error_free_cover_lps"):
         del kw[name]
     if variant == "today-off":
-        kw.update(bound_search_steps=0, smoothing=0.0)
-    return kw
+        kw.update(bound_search_steps=0, _smoothing=0.0)
+    from rulecert.mipmodels.colgen.options import RENAMED
+    old = {new: was for was, new in RENAMED.items() if new}
+    return {old.get(k, k.lstrip("_")): v for k, v in kw.items()}
 
 
 def problem_of(name):
@@ -286,14 +286,14 @@ def print_times(rows, file=None, time_limit=None):
 
 
 def certify_defaults() -> dict:
-    """The defaults of ``certification_options`` (defined once, there); none in the worker of
+    """The defaults of ``certify_settings`` (defined once, there); none in the worker of
     ``--today-src``, whose older checkout may lack it and whose limits come as JSON."""
     import inspect
     try:
-        from rulecert.mipmodels.colgen import certification_options
+        from rulecert.mipmodels.colgen.presets import certify_settings
     except ImportError:
         return collections.defaultdict(lambda: None)
-    return {k: p.default for k, p in inspect.signature(certification_options).parameters.items()}
+    return {k: p.default for k, p in inspect.signature(certify_settings).parameters.items()}
 
 
 def main(argv=None):
@@ -332,12 +332,12 @@ def main(argv=None):
     ap.add_argument("--polish", action=argparse.BooleanOptionalAction, default=True,
                     help="polishing after the restricted IP (ColGenOptions.polish; on by "
                          "default; today's code runs without it)")
-    ap.add_argument("--polish-iterations", type=int, default=CERTIFY["polish_iterations"],
+    ap.add_argument("--polish-iterations", type=int, default=CERTIFY["polish_kicks"],
                     help="kicks of polishing per 2000 rows (certification_options)")
-    ap.add_argument("--positive-side-nodes", type=int, default=CERTIFY["positive_side_nodes"],
+    ap.add_argument("--positive-side-nodes", type=int, default=CERTIFY["positive_side_cover_lps"],
                     help="cover LPs of the positive-side pricing proof at the end of a fit "
                          "whose gap is open, per 2000 rows (0: off)")
-    ap.add_argument("--error-free-lp-nodes", type=int, default=CERTIFY["error_free_lp_nodes"],
+    ap.add_argument("--error-free-lp-nodes", type=int, default=CERTIFY["error_free_cover_lps"],
                     help="cover LPs of the error-free cover LP bound's proofs per 2000 rows "
                          "(0, the default: off)")
     ap.add_argument("--seed", type=int, default=0)

@@ -50,8 +50,8 @@ def main(argv=None):
             out = {}
             for ls in (False, True):
                 rs, cert = solve(problem, complexity_bound=int(C), time_limit=args.time_limit,
-                                 pricing_time_limit=args.pricing_time_limit, seed=f,
-                                 local_search=ls)
+                                 pricing_seconds=args.pricing_time_limit, seed=f,
+                                 _local_search=ls)
                 out[ls] = (cert.objective, float((rs.predict(Xt) == y[te]).mean()),
                            cert.stats["local_search"], cert.stats["time"]["local_search"])
             (o0, a0, _, _), (o1, a1, info, t1) = out[False], out[True]

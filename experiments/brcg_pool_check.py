@@ -64,7 +64,7 @@ def main(argv=None):
                       "heuristic pricing": dict(pricing="heuristic"), "default": {}}[mode]
                 rs, cert = solve(p, complexity_bound=C, empty_clause=True,
                                  time_limit=args.time_limit,
-                                 pricing_time_limit=args.time_limit / 3, seed=args.seed + f, **kw)
+                                 pricing_seconds=args.time_limit / 3, seed=args.seed + f, **kw)
                 res[mode].append((float((rs.predict(Xte) == y[te]).mean()),
                                   cert.stats["hamming_loss"], rs.complexity))
             print(f"{name} fold {f} C={C}: " + ", ".join(

@@ -69,13 +69,13 @@ def build_study(argv=None) -> Study:
 
 def study_from_args(args) -> Study:
     limits = {"time_limit": args.time_limit or None,
-              "pricing_time_limit": args.pricing_time_limit or None}
+              "pricing_seconds": args.pricing_time_limit or None}
     if args.max_iter is not None:
         limits["max_iter"] = args.max_iter
     if args.bnb_node_limit is not None:
-        limits["bnb_node_limit"] = args.bnb_node_limit
+        limits["pricing_nodes"] = args.bnb_node_limit
     if args.ip_node_limit is not None:
-        limits["ip_node_limit"] = args.ip_node_limit
+        limits["ip_nodes"] = args.ip_node_limit
     if args.bound_search_steps is not None:
         limits["bound_search_steps"] = args.bound_search_steps
     return Study(name=args.name, learner="brcg_protocol", datasets=list(args.datasets),
@@ -83,7 +83,7 @@ def study_from_args(args) -> Study:
                          "inner_repeats": args.inner_repeats,
                          "max_clause_length": args.max_clause_length,
                          "empty_clause": args.empty_clause, "warm_start": not args.no_warm_start,
-                         "pricing": args.pricing,
+                         "pricers": args.pricing,
                          "ip_options": dict(LIGHT_IP_OPTIONS) if args.light_ip else None},
                  limits=limits, cv=CV(folds=args.folds, repeats=args.repeats, seed=args.seed),
                  metrics=["acc", "complexity"], results=args.results)

@@ -78,9 +78,9 @@ def main(argv=None):
     from rulecert.mining import FeatureBinarizer
     X, y = datasets.load_tictactoe()
     for form in ("dnf", "cnf"):
-        est = BooleanRuleCGClassifier(complexity_bound=15, max_iter=8, bnb_node_limit=20000,
-                                      pricing_deterministic_time=2.0, random_state=0, form=form,
-                                      binarizer=FeatureBinarizer(n_thresholds=9, negations=True))
+        est = BooleanRuleCGClassifier(complexity_bound=15, 
+                                      random_state=0, form=form,
+                                      binarizer=FeatureBinarizer(n_thresholds=9, negations=True), solver_options={'max_iter': 8, 'pricing_nodes': 20000, 'pricing_deterministic_time': 2.0})
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             est.fit(X, y)

@@ -56,19 +56,21 @@ DEFAULT_HISTORY_EVERY = 1.0
 """Seconds between two periodic samples of a certificate's history."""
 DEFAULT_BOUND_NODE_LIMIT = 200_000
 """Branch-and-bound nodes of each pricing call of column generation's per-iteration bound
-search (``ColGenOptions.bound_node_limit``)."""
+search (``ColGenOptions.certification.bound_nodes``)."""
 DEFAULT_DIVE_NODE_LIMIT = 5_000_000
 """Branch-and-bound pricing nodes of a column-generation dive in all
-(``ColGenOptions.dive_node_limit``)."""
+(``ColGenOptions.primal.dive_nodes``)."""
 DEFAULT_FINAL_BOUND_NODE_LIMIT = 5_000_000
 """Branch-and-bound nodes in all of column generation's last bound search
-(``ColGenOptions.final_bound_node_limit``, where the choice is measured)."""
+(``ColGenOptions.certification.final_bound_nodes``; the figures behind the choice are in
+``experiments/results/brcg_certification/``)."""
 DEFAULT_CLOSE_GAP_MAX_COLUMNS = 10_000
 """Most clauses column generation's gap closing enumerates
-(``ColGenOptions.close_gap_max_columns``, where the choice is measured)."""
+(``ColGenOptions.certification.close_gap_columns``; the figures behind the choice are in
+``experiments/results/brcg_certification/``)."""
 DEFAULT_CLOSE_GAP_NODE_LIMIT = 100_000_000
 """Branch-and-bound nodes of gap closing's enumerations in all
-(``ColGenOptions.close_gap_node_limit``)."""
+(``ColGenOptions.certification.close_gap_nodes``)."""
 
 MIN_PHASE_SECONDS = 1e-3
 """The least time a phase is given when a deadline is close: solvers treat a limit of 0 as

@@ -16,7 +16,7 @@ from rulecert.reference import brute_force_ruleset
 
 
 def _small(**kw):
-    base = dict(complexity_bound=10, max_clause_length=2, max_iter=5, bnb_node_limit=20000,
+    base = dict(complexity_bound=10, max_clause_length=2, max_iter=5, pricing_nodes=20000,
                 pricing_deterministic_time=1.0, close_gap=False, random_state=0)
     base.update(kw)
     return BooleanRuleCGClassifier(**base)
@@ -109,7 +109,7 @@ def test_bad_input():
     with pytest.raises(ValueError, match="one class"):
         BooleanRuleCGClassifier().fit(X, np.full(len(y), "sick"))
     with pytest.raises(ValueError, match="complexity_bound=1 < 2"):
-        BooleanRuleCGClassifier(complexity_bound=1, empty_clause=False).fit(X, y)
+        BooleanRuleCGClassifier(complexity_bound=1, solver_options={'empty_clause': False}).fit(X, y)
     with pytest.raises(ValueError, match=r"complexity_bound.*0\.5"):
         BooleanRuleCGClassifier(complexity_bound=0.5).fit(X, y)
     with pytest.raises(ValueError, match="max_clause_length"):
@@ -121,8 +121,8 @@ def test_bad_input():
 def test_time_limit_bounds_the_fit_and_is_honest():
     from rulecert.datasets import load_tictactoe
     X, y = load_tictactoe()
-    clf = BooleanRuleCGClassifier(complexity_bound=32, max_iter=1, close_gap=False,
-                                  binarizer=FeatureBinarizer())
+    clf = BooleanRuleCGClassifier(complexity_bound=32, 
+                                  binarizer=FeatureBinarizer(), solver_options={'max_iter': 1, 'close_gap': False})
     clf.fit(X, y)
     cert = clf.certificate_
     assert cert.lower_bound <= cert.objective
@@ -155,10 +155,10 @@ def test_cli_subcommand(tmp_path, capsys):
     stopped = tmp_path / "stopped.csv"
     pd.DataFrame(Xs.astype(int), columns=[f"f{j}" for j in range(9)]).assign(target=ys) \
         .to_csv(stopped, index=False)
-    for flag, named in (([], True), (["--no-empty-clause"], False)):
+    for flag, named in (([], True), (["--option", "empty_clause=false"], False)):
         args = parser.parse_args(["brcg", "--data", str(stopped), "--C", "9", "--D", "4",
-                                  "--max-iter", "2", "--bound-node-limit", "1",
-                                  "--final-bound-node-limit", "1", "--no-close-gap",
+                                  "--option", "max_iter=2", "--option", "bound_nodes=1",
+                                  "--option", "final_bound_nodes=1", "--option", "close_gap=false",
                                   "--strengthen-nodes", "100000", "--json", *flag])
         assert args.func(args) == 0
         cert = json.loads(capsys.readouterr().out)["certificate"]
@@ -209,7 +209,7 @@ def test_warm_start_path_over_C_matches_brute_force():
     y = ((X[:, 0] & X[:, 1]) | (X[:, 2] & ~X[:, 3])) ^ (rng.random(30) < 0.2)
     y = y.astype(int)
     clf = BooleanRuleCGClassifier(complexity_bound=3, max_clause_length=3, warm_start=True,
-                                  pricing_deterministic_time=10.0, random_state=0)
+                                  random_state=0, solver_options={'pricing_deterministic_time': 10.0})
     pool = set()
     for C in (3, 5, 8, 11):
         clf.set_params(complexity_bound=C)
@@ -223,40 +223,40 @@ def test_warm_start_path_over_C_matches_brute_force():
         assert clf.complexity_ <= C
     # a cold fit ignores the pool; a changed feature set is not warm-started
     cold = BooleanRuleCGClassifier(complexity_bound=11, max_clause_length=3,
-                                   pricing_deterministic_time=10.0, random_state=0).fit(X, y)
+                                   random_state=0, solver_options={'pricing_deterministic_time': 10.0}).fit(X, y)
     assert cold.certificate_.objective == clf.certificate_.objective
     clf.fit(X[:, :5], y)
     assert all(max(c) < 5 for c in clf.columns_ if c)
 
 
-def test_ip_node_limit_reaches_the_restricted_ip_and_is_checked():
-    """The estimators pass colgen's restricted-IP node limit (a deterministic limit for runs
-    without a clock) and refuse a bad one before fitting."""
+def test_ip_nodes_reaches_the_restricted_ip_and_is_checked():
+    """``solver_options={"ip_nodes": N}`` reaches the fit's options on both estimators (a
+    deterministic limit for runs without a clock) and a bad value is refused, naming the key,
+    before fitting."""
     from rulecert.estimators.brcg import BooleanRuleCGClassifier, BooleanRuleCGCV
-    clf = BooleanRuleCGClassifier(complexity_bound=10, ip_node_limit=7)
-    assert clf._options(0, 10, None).ip_node_limit == 7
-    assert BooleanRuleCGCV(ip_node_limit=7).get_params()["ip_node_limit"] == 7
+    clf = BooleanRuleCGClassifier(complexity_bound=10, solver_options={'ip_nodes': 7})
+    assert clf._options(40, 0, 10, None).limits.ip_nodes == 7
+    cv = BooleanRuleCGCV(solver_options={'ip_nodes': 7})
+    assert cv._options(40, 0, 10, None).limits.ip_nodes == 7
     X = np.array([[0, 1], [1, 0], [1, 1], [0, 0]] * 3, dtype=bool)
     y = np.array([0, 1, 1, 0] * 3)
-    with pytest.raises(ValueError, match="ip_node_limit"):
-        BooleanRuleCGClassifier(ip_node_limit=0).fit(X, y)
+    with pytest.raises(ValueError, match="ip_nodes"):
+        BooleanRuleCGClassifier(solver_options={'ip_nodes': 0}).fit(X, y)
 
 
-def test_gap_closing_limits_reach_the_solve_from_the_estimators_and_the_command(tmp_path, capsys):
-    """Gap closing's cap, node budget and ladder after the cap are parameters of both
-    estimators and options of ``rulecert brcg``: a cap of 3 clauses reaches the solve, the
-    ladder climbs past it only when asked and then raises the bound, never past brute force;
-    bad values are refused naming the parameter.  The command runs on counted limits alone
-    (``--pricing-time-limit none``, ``--ip-node-limit``)."""
+def test_gap_closing_settings_reach_the_solve_from_the_estimators_and_the_command(tmp_path,
+                                                                                capsys):
+    """Gap closing's cap, node budget and ladder after the cap are solver options of both
+    estimators and ``--option``s of ``rulecert brcg``: a cap of 3 clauses reaches the solve,
+    the ladder climbs past it only when asked and then raises the bound, never past brute
+    force; bad values are refused naming the key.  The command runs on counted limits alone
+    (``pricing_seconds=none``, ``ip_nodes``)."""
     from rulecert.cli import brcg
-    from rulecert.estimators.brcg import BooleanRuleCGCV
     from test_colgen import _instance
-    clf = BooleanRuleCGClassifier(close_gap_max_columns=3, close_gap_node_limit=500,
-                                  close_gap_ladder_after_cap=True)
-    o = clf._options(0, 10, None)
-    assert (o.close_gap_max_columns, o.close_gap_node_limit, o.close_gap_ladder_after_cap) == \
-        (3, 500, True)
-    assert BooleanRuleCGCV(close_gap_max_columns=3).get_params()["close_gap_max_columns"] == 3
+    clf = BooleanRuleCGClassifier(solver_options={'close_gap_columns': 3, 'close_gap_nodes': 500,
+                                                  'ladder_after_cap': True})
+    c = clf._options(40, 0, 10, None).certification
+    assert (c.close_gap_columns, c.close_gap_nodes, c.ladder_after_cap) == (3, 500, True)
     X, y = _instance(906, n=50, d=10, noise=0.3)
     path = tmp_path / "capped.csv"
     pd.DataFrame(X.astype(int), columns=[f"f{j}" for j in range(10)]).assign(target=y) \
@@ -264,15 +264,13 @@ def test_gap_closing_limits_reach_the_solve_from_the_estimators_and_the_command(
     _, opt = brute_force_ruleset(X, y, 8, 3)
     parser = argparse.ArgumentParser()
     brcg.add_parser(parser.add_subparsers(dest="command"))
-    base = ["brcg", "--data", str(path), "--C", "8", "--D", "3", "--pricing", "heuristic",
-            "--max-iter", "3", "--pricing-time-limit", "none", "--ip-node-limit", "200",
-            "--gap-max-columns", "3", "--json"]
-    parsed = parser.parse_args(base)
-    assert parsed.pricing_time_limit is None and parsed.ip_node_limit == 200
-    with pytest.raises(SystemExit):
-        parser.parse_args(base + ["--pricing-time-limit", "soon"])
+    base = ["brcg", "--data", str(path), "--C", "8", "--D", "3", "--option", "pricers=heuristic",
+            "--option", "max_iter=3", "--option", "pricing_seconds=none",
+            "--option", "ip_nodes=200", "--option", "close_gap_columns=3", "--json"]
+    o = brcg.build_estimator(parser.parse_args(base))._options(50, 0, 8, None)
+    assert o.pricing.pricing_seconds is None and o.limits.ip_nodes == 200
     certs = []
-    for flag in ([], ["--gap-ladder-after-cap"]):
+    for flag in ([], ["--option", "ladder_after_cap=true"]):
         args = parser.parse_args(base + flag)
         assert args.func(args) == 0
         cert = json.loads(capsys.readouterr().out)["certificate"]
@@ -281,15 +279,16 @@ def test_gap_closing_limits_reach_the_solve_from_the_estimators_and_the_command(
         assert cert["lower_bound"] <= opt <= cert["objective"]
         certs.append(cert)
     assert certs[0]["lower_bound"] < certs[1]["lower_bound"]
-    assert certs[1]["stats"]["bound_kind"].startswith("partial reduced-cost enumeration")
-    with pytest.raises(ValueError, match="close_gap_max_columns"):
-        args.func(parser.parse_args(base[:-3] + ["--gap-max-columns", "0"]))
-    with pytest.raises(ValueError, match="close_gap_node_limit"):
-        BooleanRuleCGClassifier(close_gap_node_limit=0).fit(X, y)
+    assert certs[1]["stats"]["bound_kind"] == "gap closing"
+    assert certs[1]["stats"]["bound_detail"].startswith("partial reduced-cost enumeration")
+    with pytest.raises(ValueError, match="close_gap_columns"):
+        args.func(parser.parse_args(base + ["--option", "close_gap_columns=0"]))
+    with pytest.raises(ValueError, match="close_gap_nodes"):
+        BooleanRuleCGClassifier(solver_options={'close_gap_nodes': 0}).fit(X, y)
     from rulecert.mipmodels.colgen import solve
     from rulecert.problem import RuleProblem
-    with pytest.raises(ValueError, match="close_gap_node_limit"):
-        solve(RuleProblem.from_matrix(X, y), complexity_bound=8, close_gap_node_limit=-1)
+    with pytest.raises(ValueError, match="close_gap_nodes"):
+        solve(RuleProblem.from_matrix(X, y), complexity_bound=8, close_gap_nodes=-1)
 
 
 def _tiny_brcg_command(tmp_path, seed, noise):
@@ -306,93 +305,131 @@ def _tiny_brcg_command(tmp_path, seed, noise):
     return X, y, parser, ["brcg", "--data", str(path), "--C", "9", "--D", "4"]
 
 
-def test_every_solver_parameter_reaches_the_options_and_both_estimators_share_defaults():
-    """Each estimator parameter named like a ``ColGenOptions`` field reaches the fit's options
-    as given (numpy scalars as Python ones), on both BRCG estimators, and the parameters the
-    two share have the same defaults."""
-    import dataclasses
+def test_the_settings_surface_is_small_and_every_setting_reaches_the_options():
+    """Both estimators take at most 16 parameters; the model and plumbing parameters and every
+    ``solver_options`` key reach the fit's options as given (numpy scalars as Python ones),
+    over the effort level's budgets; the parameters the two share have the same defaults."""
     import inspect
 
     from rulecert.estimators.brcg import BooleanRuleCGCV
-    from rulecert.mipmodels.colgen import ColGenOptions, certification_options
-    fields = {f.name for f in dataclasses.fields(ColGenOptions)}
-    given = {**certification_options(40), "max_clause_length": 4, "empty_clause": np.bool_(False),
-             "form": "cnf", "fn_weight": np.float64(2.5), "literal_penalty": 0.25,
-             "ip_options": {"mip_heuristic_effort": 0.0}, "beam_width": np.int64(7),
-             "polish_iterations": 3, "sample_rows": 99, "max_nonzeros": 1234, "workers": 2,
-             "memory_limit_mb": 512.0}
-    for est in (BooleanRuleCGClassifier(complexity_bound=9, **given),
-                BooleanRuleCGCV(complexity_bounds=(5, 9), **given)):
-        shared = {k for k in est.get_params() if k in fields}
-        assert shared >= set(given) - {"time_limit"}
-        opts = est._options(seed=17, complexity_bound=9, time_limit=12.5)
-        for k in shared - {"complexity_bound", "time_limit"}:
-            want = given.get(k, est.get_params()[k])
-            assert getattr(opts, k) == want and not isinstance(getattr(opts, k), np.generic), k
-        assert (opts.complexity_bound, opts.time_limit, opts.seed) == (9, 12.5, 17)
-        assert type(opts.empty_clause) is bool and type(opts.fn_weight) is float
-        assert type(opts.beam_width) is int
+    from rulecert.mipmodels.colgen import SOLVER_OPTIONS, effort_settings
+    given = {"empty_clause": np.bool_(False), "ip_options": {"mip_heuristic_effort": 0.0},
+             "beam_width": np.int64(7), "polish_kicks": 3, "sample_rows": 99,
+             "max_nonzeros": 1234, "max_iter": 4}
+    assert set(given) <= set(SOLVER_OPTIONS)
+    for est in (BooleanRuleCGClassifier(complexity_bound=9, max_clause_length=4, form="cnf",
+                                        fn_weight=np.float64(2.5), complexity_penalty=(0, 0.25),
+                                        effort="certify", workers=2, memory_limit_mb=512.0,
+                                        solver_options=given),
+                BooleanRuleCGCV(complexity_bounds=(5, 9), max_clause_length=4, form="cnf",
+                                fn_weight=np.float64(2.5), complexity_penalty=(0, 0.25),
+                                effort="certify", workers=2, memory_limit_mb=512.0,
+                                solver_options=given)):
+        assert len(inspect.signature(type(est)).parameters) - 1 <= 16   # less **old
+        flat = est._options(40, 17, 9, 12.5).flat()
+        for k, v in {**effort_settings("certify", 40), **given}.items():
+            assert flat[k] == v and not isinstance(flat[k], np.generic), k
+        assert (flat["complexity_bound"], flat["time_limit"], flat["seed"]) == (9, 12.5, 17)
+        assert (flat["max_clause_length"], flat["form"], flat["workers"]) == (4, "cnf", 2)
+        assert (flat["clause_penalty"], flat["literal_penalty"]) == (0.0, 0.25)
+        assert type(flat["empty_clause"]) is bool and type(flat["fn_weight"]) is float
+        assert type(flat["beam_width"]) is int and flat["memory_limit_mb"] == 512.0
     one, cv = (inspect.signature(c.__init__).parameters
                for c in (BooleanRuleCGClassifier, BooleanRuleCGCV))
-    both = (set(one) & set(cv)) - {"self"}
-    assert len(both) >= 35
+    both = (set(one) & set(cv)) - {"self", "old"}
+    assert len(both) >= 12
     assert {k: one[k].default for k in both} == {k: cv[k].default for k in both}
 
 
-def test_certify_presets_counted_limits_sized_to_the_data_and_explicit_options_win(tmp_path, capsys):
-    """``rulecert brcg --certify`` fits with ``certification_options`` on the data's rows (no
-    clock, exact branch-and-bound pricing, large budgets), an option given on the command
-    line wins over it, and without ``--certify`` the defaults are unchanged; a certified
-    fit of a tiny instance is its brute-force optimum."""
+def test_bad_settings_are_refused_in_one_line_before_any_work():
+    """An unknown effort, an unknown or mistyped solver option, a value of the wrong type and
+    an old parameter name each fail with one line naming the problem (and the new spelling),
+    before any fit starts."""
+    from rulecert.estimators.brcg import BooleanRuleCGCV
+    X = np.array([[0, 1], [1, 0], [1, 1], [0, 0]] * 3, dtype=bool)
+    y = np.array([0, 1, 1, 0] * 3)
+    cases = [(dict(effort="thorough"), "effort"),
+             (dict(solver_options={"beam_widht": 3}), "did you mean 'beam_width'"),
+             (dict(solver_options={"max_iter": "ten"}), "max_iter must be an integer"),
+             (dict(solver_options={"close_gap": 1}), "close_gap must be True or False"),
+             (dict(solver_options={"bnb_node_limit": 5}), "renamed: use 'pricing_nodes'"),
+             (dict(solver_options={"smoothing": 0.5}), "no longer a setting"),
+             (dict(solver_options={"time_limit": 5}), "parameter of the estimator"),
+             (dict(solver_options=[("max_iter", 3)]), "solver_options")]
+    for est in (BooleanRuleCGClassifier, BooleanRuleCGCV):
+        for kw, match in cases:
+            with pytest.raises(ValueError, match=match) as err:
+                est(**kw).fit(X, y)
+            assert "\n" not in str(err.value)
+        for old, match in [("max_iter", r"solver_options=\{'max_iter': 3\}"),
+                           ("bnb_node_limit", r"solver_options=\{'pricing_nodes': 3\}"),
+                           ("clause_penalty", "complexity_penalty"),
+                           ("certification_options", "effort='certify'"),
+                           ("max_itr", "did you mean 'max_iter'")]:
+            with pytest.raises(TypeError, match=match):
+                est(**{old: 3})
+
+
+def test_certify_effort_sizes_counted_budgets_to_the_data_and_explicit_options_win(tmp_path,
+                                                                                   capsys):
+    """``rulecert brcg --effort certify`` fits with the certify level's budgets on the data's
+    rows (no clock per pricing call, exact branch-and-bound pricing, large budgets), an
+    ``--option`` given on the command line wins over it, and the default level keeps the
+    defaults; an old flag is refused with its new spelling; a certified fit of a tiny
+    instance is its brute-force optimum."""
     from rulecert.cli import brcg
-    from rulecert.mipmodels.colgen import certification_options
+    from rulecert.mipmodels.colgen import ColGenOptions
+    from rulecert.mipmodels.colgen.presets import certify_settings
     X, y, parser, base = _tiny_brcg_command(tmp_path, 400, noise=0.25)
-    preset = certification_options(40)
-    got = brcg.fit_limits(parser.parse_args(base + ["--certify"]), 40)
-    assert got == {k: preset.get(k, v) for k, v in brcg.limit_defaults().items()}
-    assert got["time_limit"] is None and got["pricing_time_limit"] is None
-    assert got["pricing"] == "bnb" and got["close_gap_max_columns"] == 100_000
-    assert got["dive"] is True and brcg.limit_defaults()["dive"] is False
-    assert got["adaptive_chain"] is True and brcg.limit_defaults()["adaptive_chain"] is False
-    # the estimators take the preset as keyword arguments
-    from rulecert.estimators.brcg import BooleanRuleCGClassifier, BooleanRuleCGCV
-    for est in (BooleanRuleCGClassifier(complexity_bound=9, **preset),
-                BooleanRuleCGCV(complexity_bounds=(5, 9), **preset)):
-        assert {k: est.get_params()[k] for k in preset} == preset
-    mine = brcg.fit_limits(parser.parse_args(base + ["--certify", "--max-iter", "3",
-                                                     "--no-close-gap", "--no-dive",
-                                                     "--no-adaptive-chain"]), 40)
+    preset = certify_settings(40)
+
+    def flat(*extra):
+        return brcg.build_estimator(parser.parse_args(base + list(extra)))._options(
+            40, 0, 9, None).flat()
+    got = flat("--effort", "certify")
+    assert {k: got[k] for k in preset} == preset
+    assert got["pricing_seconds"] is None and got["pricers"] == "bnb"
+    assert got["close_gap_columns"] == 100_000 and got["dive"] and got["adaptive_chain"]
+    defaults = ColGenOptions().flat()
+    assert not defaults["dive"] and not defaults["adaptive_chain"]
+    mine = flat("--effort", "certify", "--option", "max_iter=3", "--option", "close_gap=false",
+                "--option", "dive=false", "--option", "adaptive_chain=false")
     assert mine == {**got, "max_iter": 3, "close_gap": False, "dive": False,
                     "adaptive_chain": False}
-    assert brcg.fit_limits(parser.parse_args(base), 40) == brcg.limit_defaults()
-    assert brcg.fit_limits(parser.parse_args(base + ["--dive"]), 40) == \
-        {**brcg.limit_defaults(), "dive": True}
-    big = certification_options(45_211)
-    assert (big["bnb_node_limit"], big["close_gap_node_limit"]) == \
+    plain = flat()
+    assert {k: plain[k] for k in preset} == {k: defaults[k] for k in preset}
+    assert flat("--option", "dive=true") == {**plain, "dive": True}
+    big = certify_settings(45_211)
+    assert (big["pricing_nodes"], big["close_gap_nodes"]) == \
         (int(3e7 * 2000 / 45_211), int(1e8 * 2000 / 45_211))
-    assert certification_options(np.int64(45_211)) == certification_options(45_211)
-    split = certification_options(768, bnb_nodes=30_000_000, gap_nodes=100_000_000)
-    assert (split["bnb_node_limit"], split["close_gap_node_limit"]) == (30_000_000, 100_000_000)
+    assert certify_settings(np.int64(45_211)) == certify_settings(45_211)
+    split = certify_settings(768, bnb_nodes=30_000_000, gap_nodes=100_000_000)
+    assert (split["pricing_nodes"], split["close_gap_nodes"]) == (30_000_000, 100_000_000)
     with pytest.raises(ValueError, match="rows must be an integer >= 1"):
-        certification_options(0)
-    args = parser.parse_args(base + ["--certify", "--json"])
+        certify_settings(0)
+    for old, new in [("--certify", "--effort certify"), ("--max-iter", "max_iter=N")]:
+        with pytest.raises(SystemExit):
+            parser.parse_args(base + [old] + (["3"] if old == "--max-iter" else []))
+        assert new in capsys.readouterr().err
+    args = parser.parse_args(base + ["--effort", "certify", "--json"])
     assert args.func(args) == 0
     cert = json.loads(capsys.readouterr().out)["certificate"]
     _, opt = brute_force_ruleset(X, y, 9, 4)
     assert cert["proven_optimal"] and cert["objective"] == opt
-    assert cert["stats"]["dive"] is not None      # the dive ran (the preset turns it on)
+    assert cert["stats"]["dive"] is not None      # the dive ran (the level turns it on)
 
 
 def test_certify_strengthens_a_fit_that_max_iter_stopped_before_its_last_search(tmp_path, capsys,
                                                                               monkeypatch):
-    """``--certify`` gives a fit that ``max_iter`` stopped before its last bound search that
-    search's budget (``--final-bound-node-limit``'s) through ``strengthen_bound``: the bound
+    """``--effort certify`` gives a fit that ``max_iter`` stopped before its last bound search
+    that search's budget (``final_bound_nodes``) through ``strengthen_bound``: the bound
     never falls and never passes brute force; ``--strengthen-nodes`` wins over that budget,
-    and without ``--certify`` nothing is strengthened."""
-    from rulecert.mipmodels.colgen import certification_options
+    and at the default effort nothing is strengthened."""
+    from rulecert.mipmodels.colgen.presets import certify_settings
     X, y, parser, base = _tiny_brcg_command(tmp_path, 401, noise=0.3)
     # the positive-side proof off: it proves these fits optimal, leaving nothing to strengthen
-    base += ["--max-iter", "1", "--no-close-gap", "--positive-side-nodes", "0", "--json"]
+    base += ["--option", "max_iter=1", "--option", "close_gap=false",
+             "--option", "positive_side_cover_lps=0", "--json"]
     _, opt = brute_force_ruleset(X, y, 9, 4)
 
     def certificate(*extra):
@@ -403,12 +440,12 @@ def test_certify_strengthens_a_fit_that_max_iter_stopped_before_its_last_search(
     plain = certificate()
     assert plain["stats"]["stop_reason"] == "max_iter" and not plain["proven_optimal"]
     assert "bound_strengthening" not in plain["stats"]
-    cert = certificate("--certify")
+    cert = certificate("--effort", "certify")
     done = cert["stats"]["bound_strengthening"]
     assert cert["stats"]["stop_reason"] == "max_iter" and not done.get("skipped")
-    assert done["node_budget"] == certification_options(40)["final_bound_node_limit"]
+    assert done["node_budget"] == certify_settings(40)["final_bound_nodes"]
     assert done["bound_before"] <= cert["lower_bound"] <= opt + 1e-9
-    assert certificate("--certify", "--strengthen-nodes", "3000")[
+    assert certificate("--effort", "certify", "--strengthen-nodes", "3000")[
         "stats"]["bound_strengthening"]["node_budget"] == 3000
     # a fit that a time limit stopped before its first pricing call has no duals to search at
     # (whether a tiny limit does so depends on the machine's speed, so the test takes the
@@ -421,19 +458,18 @@ def test_certify_strengthens_a_fit_that_max_iter_stopped_before_its_last_search(
         self._bound_state = None
         return self
     monkeypatch.setattr(BooleanRuleCGClassifier, "fit", fit_without_duals)
-    early = certificate("--certify")
+    early = certificate("--effort", "certify")
     assert not early["proven_optimal"] and early["lower_bound"] <= opt + 1e-9
     assert early["stats"]["bound_strengthening"]["skipped"].startswith(
         "the fit stopped before its first pricing call")
 
 
 def test_certify_runs_the_positive_side_proof_and_prints_it(tmp_path, capsys):
-    """``--certify`` gives the positive-side proof its budget (``certification_options``);
-    on a fit that ``max_iter`` stopped with the gap open it raises the bound (never past
-    brute force), the text output says so on its own line, and ``--positive-side-nodes 0``
-    turns it off."""
+    """``--effort certify`` gives the positive-side proof its budget; on a fit that
+    ``max_iter`` stopped with the gap open it raises the bound (never past brute force), the
+    text output says so on its own line, and ``positive_side_cover_lps=0`` turns it off."""
     X, y, parser, base = _tiny_brcg_command(tmp_path, 401, noise=0.3)
-    base += ["--max-iter", "1", "--no-close-gap", "--strengthen-nodes", "1"]
+    base += ["--option", "max_iter=1", "--option", "close_gap=false", "--strengthen-nodes", "1"]
     _, opt = brute_force_ruleset(X, y, 9, 4)
 
     def run(*extra):
@@ -441,12 +477,13 @@ def test_certify_runs_the_positive_side_proof_and_prints_it(tmp_path, capsys):
         args.func(args)
         return capsys.readouterr().out
 
-    on = run("--certify", "--json")
+    on = run("--effort", "certify", "--json")
     cert = json.loads(on)["certificate"]
     rec = cert["stats"]["positive_side"]
     assert rec["bound"] > rec["bound_before"] and rec["bound"] == cert["lower_bound"] <= opt
-    assert "positive-side search" in cert["stats"]["bound_kind"]
-    text = run("--certify")
+    assert cert["stats"]["bound_kind"] == "positive-side proof"
+    text = run("--effort", "certify")
     assert f"positive side   : bound {rec['bound_before']:g} -> {rec['bound']:g} with " in text
-    off = json.loads(run("--certify", "--positive-side-nodes", "0", "--json"))["certificate"]
+    off = json.loads(run("--effort", "certify", "--option", "positive_side_cover_lps=0",
+                         "--json"))["certificate"]
     assert off["stats"]["positive_side"] is None and off["lower_bound"] < cert["lower_bound"]

@@ -21,7 +21,7 @@ def _stopped(seed):
     C, D = [(6, 3), (9, 4), (12, 5), (8, 7)][seed % 4]
     p = _problem(X, y)
     sol = solve(p, complexity_bound=C, max_clause_length=D, max_iter=1 + seed % 2,
-                pricing="heuristic", bound_search_steps=0, close_gap=False, seed=seed)
+                pricers="heuristic", bound_search_steps=0, close_gap=False, seed=seed)
     _, opt = brute_force_ruleset(X, y, C, D)
     return p, sol, opt
 
@@ -67,9 +67,9 @@ def test_a_budget_within_the_solves_own_last_search_is_skipped_and_could_not_rai
         X, y = _instance(seed + 700, n=60, d=12, noise=0.3)
         C, D = [(9, 4), (12, 5), (8, 7)][seed % 3]
         p = _problem(X, y)
-        sol = solve(p, complexity_bound=C, max_clause_length=D, pricing="bnb",
-                    bnb_node_limit=30, bnb_found_node_limit=None, heuristic_max_generated=5,
-                    beam_width=1, bound_node_limit=20, final_bound_node_limit=300,
+        sol = solve(p, complexity_bound=C, max_clause_length=D, pricers="bnb",
+                    pricing_nodes=30, _found_nodes=None, _heuristic_max_generated=5,
+                    beam_width=1, bound_nodes=20, final_bound_nodes=300,
                     close_gap=False, seed=seed)
         state, before = sol.bound_state, sol.certificate
         assert before.stats["stop_reason"] == "pricing_exhausted"
@@ -117,7 +117,7 @@ def test_bad_calls_are_refused_before_any_work():
 def test_a_proven_solution_is_returned_as_it_is():
     X, y = _instance(5, n=30, d=6)
     p = _problem(X, y)
-    sol = solve(p, complexity_bound=6, max_clause_length=3, pricing="bnb")
+    sol = solve(p, complexity_bound=6, max_clause_length=3, pricers="bnb")
     assert sol.certificate.proven_optimal
     assert strengthen_bound(p, sol, 10_000) is sol
 
@@ -130,7 +130,7 @@ def test_ctrl_c_stops_the_search_with_the_bound_proven_so_far(monkeypatch):
     from rulecert.monitor import request_interrupt
     X, y = _instance(401, n=40, d=9, noise=0.25)
     p = _problem(X, y)
-    sol = solve(p, complexity_bound=9, max_clause_length=4, max_iter=4, pricing="heuristic",
+    sol = solve(p, complexity_bound=9, max_clause_length=4, max_iter=4, pricers="heuristic",
                 bound_search_steps=0, close_gap=False, seed=1)
     _, opt = brute_force_ruleset(X, y, 9, 4)
     orig = S.bound_pricer
@@ -168,8 +168,7 @@ def test_the_estimators_strengthen_their_fit():
     from rulecert.estimators import BooleanRuleCGClassifier
     X, y01 = _instance(400, n=40, d=9, noise=0.25)
     y = np.where(y01 == 1, "yes", "no")
-    clf = BooleanRuleCGClassifier(complexity_bound=9, max_clause_length=4, max_iter=2,
-                                  pricing="heuristic", bound_search_steps=0, close_gap=False)
+    clf = BooleanRuleCGClassifier(complexity_bound=9, max_clause_length=4, solver_options={'max_iter': 2, 'pricers': "heuristic", 'bound_search_steps': 0, 'close_gap': False})
     with pytest.raises(NotFittedError):
         clf.strengthen_bound(X, y, 1000)
     clf.fit(X, y)

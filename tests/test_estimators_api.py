@@ -33,13 +33,13 @@ def registry():
                                   binarizer=FeatureBinarizer(n_thresholds=4)),
         SoftFallingRuleListClassifier(w=1.0, C=0.01, C1=0.5, iterations=50, time_limit=2,
                                       node_limit=500, binarizer=FeatureBinarizer(n_thresholds=4)),
-        BooleanRuleCGClassifier(complexity_bound=10, max_clause_length=2, max_iter=5,
-                                bnb_node_limit=20000, pricing_deterministic_time=1.0,
-                                close_gap=False, random_state=0,
-                                binarizer=FeatureBinarizer(n_thresholds=4)),
-        BooleanRuleCGCV(complexity_bounds=(4, 8), cv=2, max_clause_length=2, max_iter=3,
-                        bnb_node_limit=5000, pricing_deterministic_time=0.5, close_gap=False,
-                        random_state=0, binarizer=FeatureBinarizer(n_thresholds=3)),
+        BooleanRuleCGClassifier(complexity_bound=10, max_clause_length=2, 
+                                
+                                random_state=0,
+                                binarizer=FeatureBinarizer(n_thresholds=4), solver_options={'max_iter': 5, 'pricing_nodes': 20000, 'pricing_deterministic_time': 1.0, 'close_gap': False}),
+        BooleanRuleCGCV(complexity_bounds=(4, 8), cv=2, max_clause_length=2, 
+                        
+                        random_state=0, binarizer=FeatureBinarizer(n_thresholds=3), solver_options={'max_iter': 3, 'pricing_nodes': 5000, 'pricing_deterministic_time': 0.5, 'close_gap': False}),
     ]
 
 

@@ -113,9 +113,9 @@ def test_rule_list_mip_round_trip(tmp_path, heart):
 @pytest.mark.parametrize("form", ["dnf", "cnf"])
 def test_brcg_round_trip_and_hamming_loss_recomputed(tmp_path, heart, form):
     X, y = heart
-    est = BooleanRuleCGClassifier(complexity_bound=8, form=form, max_iter=5, close_gap=False,
+    est = BooleanRuleCGClassifier(complexity_bound=8, form=form, 
                                   random_state=0,
-                                  binarizer=FeatureBinarizer(n_thresholds=4, missing="category")).fit(X, y)
+                                  binarizer=FeatureBinarizer(n_thresholds=4, missing="category"), solver_options={'max_iter': 5, 'close_gap': False}).fit(X, y)
     saved, doc = _check_round_trip(tmp_path, est, X)
     assert isinstance(saved.model, RuleSet) and doc["rules"]["form"] == form
     Xb = _training_binary(est, X)
@@ -210,8 +210,8 @@ def test_corels_save_model_then_predict(heart_csv, tmp_path, capsys):
 
 def test_brcg_and_frl_save_model_and_json_text(heart_csv, tmp_path, capsys):
     m = tmp_path / "b.json"
-    assert main(["brcg", "--data", str(heart_csv / "train.csv"), "--C", "6", "--max-iter", "3",
-                 "--no-close-gap", "--missing", "drop", "--json", "--save-model", str(m)]) == 0
+    assert main(["brcg", "--data", str(heart_csv / "train.csv"), "--C", "6", "--option", "max_iter=3",
+                 "--option", "close_gap=false", "--missing", "drop", "--json", "--save-model", str(m)]) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["rules_text"].startswith("predict yes if") or out["rules_text"].startswith("predict no if")
     assert main(["predict", "--model", str(m), "--data", str(heart_csv / "test.csv"),
@@ -232,7 +232,7 @@ def test_missing_policy_on_every_subcommand(heart_csv, capsys):
     runs = [["corels", "--data", data, "--c", "0.05", "--max-card", "1", "--node-limit", "2000",
              "--quiet"],
             ["frl", "--data", data, "--iterations", "20", "--time-limit", "1"],
-            ["brcg", "--data", data, "--C", "4", "--max-iter", "1", "--no-close-gap"],
+            ["brcg", "--data", data, "--C", "4", "--option", "max_iter=1", "--option", "close_gap=false"],
             ["crosscheck", "--data", data, "--c", "0.05", "--max-rules", "1", "--max-card", "1"],
             ["rashomon", "--data", data, "--c", "0.05", "--max-card", "1", "--max-length", "1"]]
     for argv in runs:               # default --missing error: one line, before any work
@@ -271,8 +271,8 @@ def test_predict_errors_are_one_line_with_exit_2(heart_csv, tmp_path, capsys):
 
 
 def test_brcg_accepts_a_corels_stem_and_prints_its_labels(compas_stem, capsys):
-    assert main(["brcg", "--data", str(compas_stem), "--C", "4", "--max-iter", "2",
-                 "--no-close-gap"]) == 0
+    assert main(["brcg", "--data", str(compas_stem), "--C", "4", "--option", "max_iter=2",
+                 "--option", "close_gap=false"]) == 0
     out = capsys.readouterr().out
     assert "single-item antecedents as binary features" in out
     assert "predict Yes if" in out and "else predict No" in out     # the .label file's names
@@ -287,8 +287,8 @@ def test_corels_stem_prints_its_labels(compas_stem, capsys):
 
 def test_estimator_text_names_the_classes_without_numpy_reprs(heart):
     X, y = heart
-    est = BooleanRuleCGClassifier(complexity_bound=5, max_iter=2, close_gap=False, random_state=0,
-                                  binarizer=FeatureBinarizer(n_thresholds=3, missing="indicator"))
+    est = BooleanRuleCGClassifier(complexity_bound=5, random_state=0,
+                                  binarizer=FeatureBinarizer(n_thresholds=3, missing="indicator"), solver_options={'max_iter': 2, 'close_gap': False})
     text = str(est.fit(X, (y == "disease").astype(np.int8)))
     assert "predict 1 if" in text and "else predict 0" in text and "np.int8" not in text
     text = str(est.fit(X, y))

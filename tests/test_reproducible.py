@@ -48,9 +48,9 @@ def test_two_cli_runs_give_the_same_json_apart_from_times(args, compas_stem):
 def _fit_pima_brcg(X, y, **kw):
     from rulecert.estimators import BooleanRuleCGClassifier
     from rulecert.mining import FeatureBinarizer
-    return BooleanRuleCGClassifier(complexity_bound=25, max_iter=5, sample_rows=200,
-                                   close_gap=False, **kw,
-                                   binarizer=FeatureBinarizer(n_thresholds=9)).fit(X, y)
+    return BooleanRuleCGClassifier(complexity_bound=25, 
+                                   **kw,
+                                   binarizer=FeatureBinarizer(n_thresholds=9), solver_options={'max_iter': 5, 'sample_rows': 200, 'close_gap': False}).fit(X, y)
 
 
 def test_brcg_estimator_is_reproducible_by_default(shared_data):

@@ -32,15 +32,15 @@ def _fast(name):
                                       binarizer=fb), {"c": [0.01, 0.03]}),
         "frl": (FallingRuleListClassifier(w=2.0, C=0.01, iterations=50, time_limit=2, node_limit=300,
                                           binarizer=fb), {"w": [1.0, 2.0]}),
-        "brcg": (BooleanRuleCGClassifier(complexity_bound=6, max_iter=3, close_gap=False,
-                                         bnb_node_limit=5000, pricing_deterministic_time=0.5,
-                                         random_state=0, binarizer=fb), {"complexity_bound": [4, 8]}),
-        "brcg_cnf": (BooleanRuleCGClassifier(complexity_bound=6, form="cnf", max_iter=3, close_gap=False,
-                                             bnb_node_limit=5000, pricing_deterministic_time=0.5,
-                                             random_state=0, binarizer=fb), {"complexity_bound": [4, 8]}),
-        "brcg_cv": (BooleanRuleCGCV(complexity_bounds=(4, 6), cv=2, max_iter=2, close_gap=False,
-                                    bnb_node_limit=3000, pricing_deterministic_time=0.5,
-                                    random_state=0, binarizer=fb), {"selection": ["best"]}),
+        "brcg": (BooleanRuleCGClassifier(complexity_bound=6, 
+                                         
+                                         random_state=0, binarizer=fb, solver_options={'max_iter': 3, 'close_gap': False, 'pricing_nodes': 5000, 'pricing_deterministic_time': 0.5}), {"complexity_bound": [4, 8]}),
+        "brcg_cnf": (BooleanRuleCGClassifier(complexity_bound=6, form="cnf", 
+                                             
+                                             random_state=0, binarizer=fb, solver_options={'max_iter': 3, 'close_gap': False, 'pricing_nodes': 5000, 'pricing_deterministic_time': 0.5}), {"complexity_bound": [4, 8]}),
+        "brcg_cv": (BooleanRuleCGCV(complexity_bounds=(4, 6), cv=2, 
+                                    
+                                    random_state=0, binarizer=fb, solver_options={'max_iter': 2, 'close_gap': False, 'pricing_nodes': 3000, 'pricing_deterministic_time': 0.5}), {"selection": ["best"]}),
     }[name]
 
 

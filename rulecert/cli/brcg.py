@@ -10,13 +10,44 @@ import json
 import sys
 
 
+OLD_FLAGS = {
+    "--certify": "--effort certify", "--empty-clause": "--option empty_clause=true",
+    "--no-empty-clause": "--option empty_clause=false",
+    "--clause-penalty": "--complexity-penalty CLAUSE LITERAL",
+    "--literal-penalty": "--complexity-penalty CLAUSE LITERAL",
+    "--pricing": "--option pricers=...", "--beam-width": "--option beam_width=N",
+    "--pricing-time-limit": "--option pricing_seconds=S", "--max-iter": "--option max_iter=N",
+    "--pricing-deterministic-time": "--option pricing_deterministic_time=T",
+    "--bnb-node-limit": "--option pricing_nodes=N", "--ip-node-limit": "--option ip_nodes=N",
+    "--bound-node-limit": "--option bound_nodes=N",
+    "--final-bound-node-limit": "--option final_bound_nodes=N",
+    "--no-close-gap": "--option close_gap=false",
+    "--gap-max-columns": "--option close_gap_columns=N",
+    "--gap-node-limit": "--option close_gap_nodes=N", "--dive": "--option dive=true",
+    "--no-dive": "--option dive=false", "--adaptive-chain": "--option adaptive_chain=true",
+    "--no-adaptive-chain": "--option adaptive_chain=false",
+    "--dive-node-limit": "--option dive_nodes=N",
+    "--positive-side-nodes": "--option positive_side_cover_lps=N",
+    "--error-free-lp-nodes": "--option error_free_cover_lps=N",
+    "--polish": "--option polish=true", "--no-polish": "--option polish=false",
+    "--polish-iterations": "--option polish_kicks=N",
+    "--gap-ladder-after-cap": "--option ladder_after_cap=true",
+}
+"""Flags of an earlier release, refused with their new spelling."""
+
+
+class _Renamed(argparse.Action):
+    """An old flag: refused, before any work, with its new spelling."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        parser.error(f"{option_string} is gone: use {OLD_FLAGS[option_string]}")
+
+
 def add_parser(sub) -> None:
-    from ..limits import (DEFAULT_BOUND_NODE_LIMIT, DEFAULT_CLOSE_GAP_MAX_COLUMNS,
-                          DEFAULT_CLOSE_GAP_NODE_LIMIT, DEFAULT_FINAL_BOUND_NODE_LIMIT)
+    from ..mipmodels.colgen import EFFORTS
     from ._data import add_header_argument
     from ._run import add_memory_argument
     p = sub.add_parser("brcg", help="Boolean rule set (DNF/CNF) by column generation, certified")
-    unset = argparse.SUPPRESS      # the limits (LIMITS): absent unless given
     p.add_argument("--data", required=True,
                    help="a CSV file (raw columns are binarized: decile thresholds and negations) "
                         "or a CORELS file stem (PATH.out + PATH.label: its single-item "
@@ -35,90 +66,29 @@ def add_parser(sub) -> None:
                         "within one standard error of it")
     p.add_argument("--D", dest="max_clause_length", type=int, default=None,
                    help="literals per clause (default C - 1)")
-    p.add_argument("--empty-clause", action=argparse.BooleanOptionalAction, default=True,
-                   help="admit the empty clause (always true, complexity 1; then --C >= 1), as "
-                        "the paper and AIX360 do (default); --no-empty-clause: clauses of at "
-                        "least one literal (then --C >= 2)")
     p.add_argument("--form", default="dnf", choices=["dnf", "cnf"])
     p.add_argument("--fn-weight", type=float, default=1.0, help="weight of a false negative")
-    p.add_argument("--clause-penalty", type=float, default=0.0, help="objective cost per clause")
-    p.add_argument("--literal-penalty", type=float, default=0.0, help="objective cost per literal")
-    p.add_argument("--pricing", default=unset, choices=["auto", "exact", "bnb", "heuristic"],
-                   help="pricers of column generation (default auto)")
-    p.add_argument("--beam-width", type=int, default=5, help="width of the beam-search pricer")
-    p.add_argument("--certify", action="store_true",
-                   help="a certification run: counted limits sized to the data "
-                        "(rulecert.mipmodels.colgen.certification_options: exact "
-                        "branch-and-bound pricing, no clock, large node budgets, gap closing "
-                        "up to 100000 clauses; a fit that max_iter stopped before the last "
-                        "bound search gets that search's nodes from strengthen_bound); the "
-                        "limit options given explicitly win")
-    p.add_argument("--time-limit", type=float, default=unset,
+    p.add_argument("--complexity-penalty", type=float, nargs="+", default=[0.0],
+                   metavar="COST", help="penalized form: objective cost per unit of complexity, "
+                   "or two values: per clause and per literal (default 0)")
+    p.add_argument("--effort", default="default", choices=EFFORTS,
+                   help="fast: the paper's bound and small budgets; default; certify: counted "
+                        "budgets sized to the data for the strongest certificate (exact "
+                        "pricing, the dive, the positive-side proof, the error-free cover LP)")
+    p.add_argument("--time-limit", type=float, default=None,
                    help="seconds for the whole fit (with several --C: including the CV); a fit not "
-                        "proven optimal spends what its phases leave on the bound")
-    p.add_argument("--pricing-time-limit", type=seconds_or_none, default=unset,
-                   metavar="S|none",
-                   help="seconds per exact pricing call (default 30; none: only the counted "
-                        "limits, for a run that is the same on every machine)")
-    p.add_argument("--max-iter", type=int, default=unset,
-                   help="column-generation iterations (deterministic)")
-    p.add_argument("--pricing-deterministic-time", type=float, default=unset,
-                   help="CP-SAT deterministic time per exact pricing call (deterministic)")
-    p.add_argument("--bnb-node-limit", type=int, default=unset,
-                   help="node limit of one branch-and-bound pricing call (deterministic)")
-    p.add_argument("--ip-node-limit", type=int, default=unset,
-                   help="node limit of the restricted master IP (deterministic)")
-    p.add_argument("--bound-node-limit", type=int, default=unset,
-                   help="nodes of each pricing call that strengthens the certified bound during "
-                        f"column generation (deterministic; default {DEFAULT_BOUND_NODE_LIMIT})")
-    p.add_argument("--final-bound-node-limit", type=int, default=unset,
-                   help="nodes in all of the last bound search, when pricing finds no clause "
-                        f"(deterministic; default {DEFAULT_FINAL_BOUND_NODE_LIMIT}; e.g. "
-                        "100000000 to certify more)")
+                        "proven optimal spends what its steps leave on the bound")
+    p.add_argument("--option", dest="solver_options", action="append", default=[],
+                   metavar="KEY=VALUE",
+                   help="an expert setting (repeatable), e.g. --option max_iter=20 --option "
+                        "empty_clause=false; KEY one of the solver options "
+                        "(rulecert.mipmodels.colgen.SOLVER_OPTIONS), VALUE a number, true, "
+                        "false, none, a word or JSON")
     p.add_argument("--strengthen-nodes", type=int, default=None,
                    help="after the fit, unless it is proven optimal, raise its bound with this "
                         "many more branch-and-bound nodes at its last duals (strengthen_bound; "
-                        "with --certify, default --final-bound-node-limit's)")
+                        "with --effort certify, default its final bound search's budget)")
     add_memory_argument(p)
-    p.add_argument("--no-close-gap", dest="close_gap", action="store_false", default=unset,
-                   help="skip the reduced-cost enumeration that closes the integrality gap")
-    p.add_argument("--gap-max-columns", dest="close_gap_max_columns", type=int, default=unset,
-                   help="most clauses that enumeration may hold (default "
-                        f"{DEFAULT_CLOSE_GAP_MAX_COLUMNS}; e.g. 100000 to certify more)")
-    p.add_argument("--gap-node-limit", dest="close_gap_node_limit", type=int, default=unset,
-                   help="branch-and-bound nodes of that enumeration in all (deterministic; "
-                        f"default {DEFAULT_CLOSE_GAP_NODE_LIMIT})")
-    p.add_argument("--dive", action=argparse.BooleanOptionalAction, default=unset,
-                   help="after the restricted IP, a column-generation dive (fix the largest "
-                        "fractional column, price again, until the LP is integral), then the "
-                        "restricted IP again over its columns too; a primal heuristic "
-                        "(default off; on with --certify)")
-    p.add_argument("--adaptive-chain", action=argparse.BooleanOptionalAction, default=unset,
-                   help="try the short branch-and-bound before the beam search once it has "
-                        "cost less counted work per improving pricing round (default off; on "
-                        "with --certify)")
-    p.add_argument("--dive-node-limit", type=int, default=unset, metavar="N",
-                   help="branch-and-bound pricing nodes of the whole dive (default 5000000; "
-                        "--certify: 5000000 per 2000 rows)")
-    p.add_argument("--positive-side-nodes", dest="positive_side_node_limit", type=int,
-                   default=unset, metavar="N",
-                   help="cover LPs of the positive-side pricing proof at the end of a fit "
-                        "whose gap is open (default 0: off; --certify: 500000 per 2000 rows)")
-    p.add_argument("--error-free-lp-nodes", dest="error_free_lp_node_limit", type=int,
-                   default=unset, metavar="N",
-                   help="cover LPs of the error-free cover LP bound's proofs, tried when the "
-                        "bound is below one error and the packing bound proves nothing "
-                        "(default 0: off; --certify: 500000 per 2000 rows)")
-    p.add_argument("--polish", action=argparse.BooleanOptionalAction, default=unset,
-                   help="after the restricted IP, polish its rule set by local search over "
-                        "literals (drop, add or swap a literal, drop or add a clause), reaching "
-                        "clauses no pricing round generated (default on)")
-    p.add_argument("--polish-iterations", type=int, default=unset, metavar="N",
-                   help="random kicks of that search, each followed by a descent (default 200; "
-                        "--certify: 2000)")
-    p.add_argument("--gap-ladder-after-cap", action="store_true",
-                   help="when the enumeration reaches --gap-max-columns, still prove what "
-                        "lower thresholds can (close_gap_ladder_after_cap)")
     p.add_argument("--n-thresholds", type=int, default=9,
                    help="thresholds per numeric column when binarizing (default 9: deciles)")
     p.add_argument("--no-negations", dest="negations", action="store_false",
@@ -129,47 +99,34 @@ def add_parser(sub) -> None:
     p.add_argument("--seed", type=int, default=0, help="seed of sampling and the solvers "
                    "(default 0: the same run every time)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
+    for flag in OLD_FLAGS:
+        p.add_argument(flag, action=_Renamed, nargs="?", help=argparse.SUPPRESS)
     from ._data import add_missing_argument, add_save_model_argument
     add_missing_argument(p)
     add_save_model_argument(p)
     p.set_defaults(func=run)
 
 
-LIMITS = ("pricing", "time_limit", "pricing_time_limit", "max_iter", "pricing_deterministic_time",
-          "bnb_node_limit", "ip_node_limit", "bound_node_limit",
-          "final_bound_node_limit", "close_gap", "close_gap_max_columns", "close_gap_node_limit",
-          "dive", "dive_node_limit", "positive_side_node_limit", "error_free_lp_node_limit",
-          "polish", "polish_iterations", "adaptive_chain")
-"""The estimator parameters ``--certify`` presets.  Their options are absent from the parsed
-namespace unless given, so that one given explicitly wins over the preset."""
-
-
-def limit_defaults() -> dict:
-    """Those parameters without ``--certify``: the estimator's defaults."""
-    from ..estimators.brcg import BooleanRuleCGClassifier
-    defaults = BooleanRuleCGClassifier().get_params()
-    return {k: defaults[k] for k in LIMITS}
-
-
-def fit_limits(args, rows: int) -> dict:
-    """The estimator's limit parameters: those given on the command line, else ``--certify``'s
-    (:func:`~rulecert.mipmodels.colgen.certification_options` on ``rows`` rows), else the
-    defaults."""
-    from ..mipmodels.colgen import certification_options
-    preset = certification_options(rows) if args.certify else {}
-    return {k: getattr(args, k) if hasattr(args, k) else preset.get(k, default)
-            for k, default in limit_defaults().items()}
-
-
-def seconds_or_none(text: str):
-    """A number of seconds, or ``none`` (no wall-clock limit)."""
-    if str(text).strip().lower() == "none":
-        return None
-    try:
-        return float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number of seconds or 'none', "
-                                         f"got {text!r}") from None
+def parse_options(items) -> dict:
+    """``--option KEY=VALUE`` items as a dict: VALUE read as JSON (numbers, true, false, null,
+    objects), ``none`` as None, anything else as a string; a malformed item is refused."""
+    out = {}
+    for item in items:
+        key, sep, text = str(item).partition("=")
+        if not sep or not key.strip():
+            raise ValueError(f"--option expects KEY=VALUE, got {item!r}")
+        text = text.strip()
+        if text.lower() in ("none", "null"):
+            value = None
+        elif text.lower() in ("true", "false"):
+            value = text.lower() == "true"
+        else:
+            try:
+                value = json.loads(text)
+            except ValueError:
+                value = text
+        out[key.strip()] = value
+    return out
 
 
 def load_binary_data(args):
@@ -200,39 +157,45 @@ def load_binary_data(args):
     return Xb, np.asarray(y).astype(int), names, f"{path}: {len(df)} rows, target {target!r}, {how}"
 
 
+def build_estimator(args, callback=None):
+    """The estimator the command fits: :class:`BooleanRuleCGClassifier` for one ``--C``,
+    :class:`BooleanRuleCGCV` for several; its settings are checked in ``fit``."""
+    from ..estimators.brcg import BooleanRuleCGClassifier, BooleanRuleCGCV
+    from ..limits import check_count_limit
+    penalty = args.complexity_penalty
+    if len(penalty) > 2:
+        raise ValueError(f"--complexity-penalty takes one or two values, got {len(penalty)}")
+    check_count_limit(args.strengthen_nodes, "--strengthen-nodes")   # before any work
+    check_count_limit(args.workers, "--workers", allow_none=False)
+    common = dict(max_clause_length=args.max_clause_length, form=args.form,
+                  fn_weight=args.fn_weight,
+                  complexity_penalty=penalty[0] if len(penalty) == 1 else tuple(penalty),
+                  effort=args.effort, time_limit=args.time_limit, random_state=args.seed,
+                  workers=args.workers, solver_options=parse_options(args.solver_options),
+                  memory_limit_mb=args.memory_limit_mb, callback=callback)
+    grid = list(args.complexity_bound)
+    if len(grid) > 1:
+        return BooleanRuleCGCV(grid, cv=args.cv, selection=args.selection, **common)
+    return BooleanRuleCGClassifier(complexity_bound=grid[0], **common)
+
+
 def run(args) -> int:
     import numpy as np
     import pandas as pd
 
-    from ..estimators.brcg import BooleanRuleCGClassifier, BooleanRuleCGCV
-    from ..limits import check_count_limit
     from ._data import class_labels, save_model_if_asked
     from ._plot import write_plot
     from ._run import exit_code, interrupted, progress
     Xb, y, names, desc = load_binary_data(args)
-    common = dict(max_clause_length=args.max_clause_length, empty_clause=args.empty_clause,
-                  form=args.form,
-                  fn_weight=args.fn_weight, clause_penalty=args.clause_penalty,
-                  literal_penalty=args.literal_penalty, beam_width=args.beam_width,
-                  close_gap_ladder_after_cap=args.gap_ladder_after_cap, random_state=args.seed,
-                  **fit_limits(args, len(y)),
-                  workers=args.workers)
-    check_count_limit(args.strengthen_nodes, "--strengthen-nodes")   # before any work
-    strengthen = args.strengthen_nodes
-    if strengthen is None and args.certify:
-        # the last search's budget: skipped where that search ran (pricing came up empty),
-        # spent at the last duals of a fit that max_iter stopped before it
-        strengthen = common["final_bound_node_limit"]
-    check_count_limit(args.workers, "--workers", allow_none=False)
+    clf = build_estimator(args, progress(args))
     grid = list(args.complexity_bound)
-    est = BooleanRuleCGCV if len(grid) > 1 else BooleanRuleCGClassifier
-    watch = {"memory_limit_mb": args.memory_limit_mb, "callback": progress(args)}
-    common.update({k: v for k, v in watch.items() if k in est._get_param_names()})
-    if len(grid) > 1:
-        clf = BooleanRuleCGCV(grid, cv=args.cv, selection=args.selection, **common)
-    else:
-        clf = BooleanRuleCGClassifier(complexity_bound=grid[0], **common)
     frame = pd.DataFrame(Xb.astype(np.int8), columns=names)
+    strengthen = args.strengthen_nodes
+    if strengthen is None and args.effort == "certify":
+        # the final bound search's budget: skipped where that search ran (pricing came up
+        # empty), spent at the last duals of a fit that max_iter stopped before it
+        C0 = grid[0] if len(grid) == 1 else max(grid)
+        strengthen = clf._options(len(y), 0, C0, None).certification.final_bound_nodes
     clf.fit(frame, y)
     if strengthen is not None and not clf.certificate_.proven_optimal \
             and not interrupted(clf.certificate_):
@@ -271,7 +234,8 @@ def run(args) -> int:
     print(f"\nHamming loss: {s['hamming_loss']}, training errors: {s['training_errors']} / "
           f"{len(y)}, complexity: {ruleset.complexity}")
     print(cert.summary())
-    print(f"bound           : {s['bound_kind']}")
+    print(f"bound           : {s['bound_kind']}"
+          + (f" ({s['bound_detail']})" if s.get("bound_detail") else ""))
     if "bound_strengthening" in s:
         b = s["bound_strengthening"]
         print(f"strengthened    : skipped: {b['skipped']}" if b.get("skipped") else

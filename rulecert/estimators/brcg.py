@@ -12,13 +12,25 @@ import numpy as np
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 
-from ..limits import (DEFAULT_BOUND_NODE_LIMIT, DEFAULT_CLOSE_GAP_MAX_COLUMNS,
-                      DEFAULT_CLOSE_GAP_NODE_LIMIT, DEFAULT_DIVE_NODE_LIMIT,
-                      DEFAULT_FINAL_BOUND_NODE_LIMIT,
-                      DEFAULT_MEMORY_LIMIT_MB, DEFAULT_SEED, DEFAULT_TIME_LIMIT, Deadline,
+from ..limits import (DEFAULT_MEMORY_LIMIT_MB, DEFAULT_SEED, DEFAULT_TIME_LIMIT, Deadline,
                       check_time_limit)
 from ..models.ruleset import check_complexity_bound
 from ._base import WATCH_CONSTRAINTS, BinaryRuleClassifier, FitInterruptedWarning, interruptible
+
+
+def refusing_old_parameters(init):
+    """``__init__`` that refuses, before storing anything, a parameter of an earlier release
+    (or a mistyped one) with its new spelling (:func:`refuse_old_parameters`); its signature
+    stays the explicit one scikit-learn reads."""
+    import inspect
+    known = set(inspect.signature(init).parameters) - {"self"}
+
+    @functools.wraps(init)
+    def wrapper(self, *args, **kwargs):
+        refuse_old_parameters(type(self).__name__,
+                              {k: v for k, v in kwargs.items() if k not in known}, known)
+        init(self, *args, **kwargs)
+    return wrapper
 
 
 def _with_training_counts(colgen):
@@ -56,109 +68,49 @@ class BooleanRuleCGClassifier(BinaryRuleClassifier):
 
     Parameters
     ----------
-    complexity_bound : float >= 1 (>= 2 with ``empty_clause=False``) or None
-        ``C``; None uses the penalized form only (then a penalty must be > 0).
+    complexity_bound : float >= 1 or None, default 30
+        ``C``: the rule set's clauses plus literals at most ``C`` (>= 2 when the empty clause
+        is not admitted); None: the penalized form only (then ``complexity_penalty`` > 0).
     max_clause_length : int >= 1 or None
         ``D``, literals per clause (default ``C - 1``, or 10 without ``C``).
-    empty_clause : bool, default True
-        Admit the empty clause (always true, complexity 1), as the paper's pricing problem
-        and AIX360 do: the rule set "predict 1 everywhere" then has complexity 1.  False
-        keeps clauses of >= 1 literal (then ``complexity_bound >= 2``).
     form : {"dnf", "cnf"}
     fn_weight : float > 0
         Weight of a false negative relative to one clause hit on a negative sample.
-    clause_penalty, literal_penalty : float >= 0
-        Penalized form: objective cost per clause and per literal (not scaled by n).
-    pricing : {"auto", "exact", "bnb", "heuristic"}
+    complexity_penalty : float >= 0 or (float, float), default 0
+        Penalized form: objective cost per unit of complexity (each clause and each literal),
+        or a pair (cost per clause, cost per literal); not scaled by n.
+    effort : {"fast", "default", "certify"}
+        How much work the fit spends on the bound and on better rule sets
+        (:mod:`rulecert.mipmodels.colgen.presets`): "fast" the paper's bound and small
+        budgets (e.g. inside cross-validation), "default", "certify" counted budgets sized to
+        the rows for the strongest certificate (exact pricing, the dive, the positive-side
+        proof and the error-free cover LP).
     time_limit : float or None
-        Seconds for the whole fit (column generation, restricted IP, gap closing); a fit not
-        proven optimal spends what these phases leave of it on the bound
-        (``certificate_.stats["bound_time_left"]``).
-    pricing_time_limit : float or None
-        Seconds for one exact pricing call.
-    max_iter : int or None
-        Column-generation iterations (a deterministic limit).
-    bnb_node_limit, pricing_deterministic_time : deterministic limits of the exact pricers.
-    ip_node_limit : int or None
-        Node limit of the restricted master IP (deterministic; None: only the time limit).
-    ip_options : dict or None
-        HiGHS options of the restricted master IP (names to values, checked against HiGHS
-        before any work), e.g. ``rulecert.mipmodels.colgen.LIGHT_IP_OPTIONS``: no strong
-        branching, no root sub-MIP heuristics, a cheaper IP under a node limit.
-    bound_search_steps : int >= 0
-        Pricing calls per column-generation iteration spent strengthening the certified lower
-        bound (the complexity-dual search of ``colgen/bounds.py``); 0: the paper's bound only,
-        for fits whose certificate does not matter (e.g. inside cross-validation).
-    bound_node_limit : int >= 1 or None
-        Branch-and-bound nodes of each of those pricing calls (deterministic).
-    final_bound_node_limit : int >= 1 or None
-        Nodes in all of the last bound search, when pricing finds no clause and column
-        generation stops (a descent in the complexity dual; ``ColGenOptions``); raise it to
-        certify more, e.g. 10^8 nodes, a few minutes on pima.
-    columns_per_iter : int
-    beam_width : int >= 1
-        Width of the beam-search pricer (AIX360's is 5), tried after the greedy heuristic.
-    adaptive_chain : bool
-        Try the short branch-and-bound before the beam search once it has cost less counted
-        work per improving pricing round in this fit (``ColGenOptions.adaptive_chain``); off
-        by default, on in ``certification_options``.
-    close_gap : bool
-        Enumerate every clause that could enter a better solution and re-solve the IP.
-    close_gap_max_columns : int >= 1
-        Most clauses that enumeration may hold (default 10,000); raise it to certify more
-        (``rulecert.mipmodels.colgen.certification_options(len(X))`` gives 100,000 and the
-        other counted limits of a certification run, as keyword arguments).
-    close_gap_node_limit : int >= 1 or None
-        Branch-and-bound nodes of gap closing in all (deterministic; default 10^8).
-    close_gap_ladder_after_cap : bool
-        When the enumeration reaches ``close_gap_max_columns``, still prove what lower
-        thresholds can (gap closing's ladder; ``ColGenOptions``); off by default, for
-        certification runs.
-    dive : bool
-        After the restricted IP, a column-generation dive (fix the largest fractional column
-        to 1, price again, until the LP solution is integral), then the restricted IP again
-        over its columns too, from the better start: a primal heuristic
-        (``ColGenOptions.dive``); off by default, on in ``certification_options``.
-    dive_iterations : int >= 0
-        Pricing rounds of the dive after each fixing, at most (default 20).
-    dive_node_limit : int >= 0 or None
-        Branch-and-bound pricing nodes of the whole dive (default 5 million); then it only
-        fixes.
-    positive_side_node_limit : int >= 0 or None
-        Cover LPs of the positive-side pricing proof at the end of a fit whose gap is open
-        (``ColGenOptions.positive_side_node_limit``): 0, the default, is off;
-        ``certification_options`` gives 500,000 per 2000 rows.
-    error_free_lp_node_limit : int >= 0 or None
-        Cover LPs of the error-free cover LP bound's proofs, tried when the bound is below
-        one error's weight and the packing bound proves nothing
-        (``ColGenOptions.error_free_lp_node_limit``): 0, the default (in
-        ``certification_options`` too), is off.
-    polish : bool
-        After the restricted IP, polish its rule set by local search over literals (drop,
-        add or swap a literal, drop a clause, add a clause), reaching clauses that no pricing
-        round generated (``ColGenOptions.polish``); on by default.
-    polish_iterations : int >= 0
-        Random kicks of that search, each followed by a descent (default 200; deterministic
-        for ``random_state``; under ``time_limit`` it also stops at half the time left).
-    sample_rows, max_nonzeros : randomized pricing thresholds for large data.
+        Seconds for the whole fit; a fit not proven optimal spends what its steps leave of it
+        on the bound.
+    memory_limit_mb : float, "auto" or None
+        Cap on the resident memory; ``"auto"``: the default cap.
     workers : int
         Threads of the branch-and-bound searches (deterministic for a given number) and of
         CP-SAT.
-    warm_start : bool
-        Start column generation from the clauses generated by the previous ``fit`` (kept in
-        ``columns_``) and from its rule set as the restricted IP's first incumbent when it
-        fits, when the binary features and the form are unchanged, as in the paper's
-        second pass over all clauses generated for every C.  Use it to walk a grid of
-        ``complexity_bound`` values on one training set.
     random_state : int, RandomState or None
         Seeds sampling and the solvers (default 0: the same fit on the same data gives the same
         rule set; None draws a fresh seed).
-    memory_limit_mb : float, "auto" or None
-        Cap on the resident memory (column pools, the restricted IP); ``"auto"``: the default.
+    binarizer : transformer or None
+    warm_start : bool
+        Start from the clauses generated by the previous ``fit`` (kept in ``columns_``) and from
+        its rule set as the restricted IP's first incumbent, when the binary features and the
+        form are unchanged, as in the paper's second pass over all clauses generated for every
+        C.  Along a path of increasing ``complexity_bound`` the objective then never rises.
     verbose, callback : progress lines on stderr / the solver's info dicts (returning True
         stops); Ctrl-C ends the fit with the best rule set found and a
         :class:`~rulecert.estimators.FitInterruptedWarning`.
-    binarizer : transformer or None
+    solver_options : dict or None
+        Expert settings by name (:data:`rulecert.mipmodels.colgen.SOLVER_OPTIONS`, documented
+        in the groups of :class:`~rulecert.mipmodels.colgen.ColGenOptions`), checked before any
+        work and set over the effort level's, e.g. ``{"max_iter": 20}`` (a deterministic
+        limit), ``{"empty_clause": False}``, ``{"pricers": "exact"}``,
+        ``{"close_gap_columns": 100_000}``, ``{"ip_options": LIGHT_IP_OPTIONS}``.
 
     Attributes
     ----------
@@ -173,75 +125,57 @@ class BooleanRuleCGClassifier(BinaryRuleClassifier):
     _parameter_constraints = {
         "complexity_bound": [None, Interval(Real, 1, None, closed="left")],
         "max_clause_length": [None, Interval(Integral, 1, None, closed="left")],
-        "empty_clause": ["boolean"],
         "form": [StrOptions({"dnf", "cnf"})],
         "fn_weight": [Interval(Real, 0, None, closed="neither")],
-        "clause_penalty": [Interval(Real, 0, None, closed="left")],
-        "literal_penalty": [Interval(Real, 0, None, closed="left")],
-        "pricing": [StrOptions({"auto", "exact", "bnb", "heuristic"})],
+        "complexity_penalty": [Interval(Real, 0, None, closed="left"), tuple, list],
+        "effort": [StrOptions({"fast", "default", "certify"})],
         "time_limit": [None, Interval(Real, 0, None, closed="neither")],
-        "pricing_time_limit": [None, Interval(Real, 0, None, closed="neither")],
-        "max_iter": [None, Interval(Integral, 0, None, closed="left")],
-        "bnb_node_limit": [None, Interval(Integral, 1, None, closed="left")],
-        "pricing_deterministic_time": [None, Interval(Real, 0, None, closed="neither")],
-        "ip_node_limit": [None, Interval(Integral, 1, None, closed="left")],
-        "ip_options": [None, dict],
-        "bound_search_steps": [Interval(Integral, 0, None, closed="left")],
-        "bound_node_limit": [None, Interval(Integral, 1, None, closed="left")],
-        "final_bound_node_limit": [None, Interval(Integral, 1, None, closed="left")],
-        "columns_per_iter": [Interval(Integral, 1, None, closed="left")],
-        "beam_width": [Interval(Integral, 1, None, closed="left")],
-        "adaptive_chain": ["boolean"],
-        "close_gap": ["boolean"],
-        "close_gap_max_columns": [Interval(Integral, 1, None, closed="left")],
-        "close_gap_node_limit": [None, Interval(Integral, 1, None, closed="left")],
-        "close_gap_ladder_after_cap": ["boolean"],
-        "dive": ["boolean"],
-        "dive_iterations": [Interval(Integral, 0, None, closed="left")],
-        "dive_node_limit": [None, Interval(Integral, 0, None, closed="left")],
-        "positive_side_node_limit": [None, Interval(Integral, 0, None, closed="left")],
-        "error_free_lp_node_limit": [None, Interval(Integral, 0, None, closed="left")],
-        "polish": ["boolean"],
-        "polish_iterations": [Interval(Integral, 0, None, closed="left")],
-        "sample_rows": [None, Interval(Integral, 1, None, closed="left")],
-        "max_nonzeros": [None, Interval(Integral, 1, None, closed="left")],
         "workers": [Interval(Integral, 1, None, closed="left")],
         "warm_start": ["boolean"],
         "random_state": ["random_state"],
         "binarizer": [None, HasMethods(["fit", "transform"])],
+        "solver_options": [None, dict],
         **WATCH_CONSTRAINTS,
     }
 
-    def __init__(self, complexity_bound=30, *, max_clause_length=None, empty_clause=True,
-                 form="dnf", fn_weight=1.0,
-                 clause_penalty=0.0, literal_penalty=0.0, pricing="auto",
-                 time_limit=DEFAULT_TIME_LIMIT,
-                 pricing_time_limit=30.0, max_iter=None, bnb_node_limit=None,
-                 pricing_deterministic_time=None, ip_node_limit=None, ip_options=None,
-                 bound_search_steps=3, bound_node_limit=DEFAULT_BOUND_NODE_LIMIT,
-                 final_bound_node_limit=DEFAULT_FINAL_BOUND_NODE_LIMIT, columns_per_iter=50, beam_width=5,
-                 adaptive_chain=False, close_gap=True, close_gap_max_columns=DEFAULT_CLOSE_GAP_MAX_COLUMNS,
-                 close_gap_node_limit=DEFAULT_CLOSE_GAP_NODE_LIMIT,
-                 close_gap_ladder_after_cap=False, dive=False, dive_iterations=20,
-                 dive_node_limit=DEFAULT_DIVE_NODE_LIMIT, positive_side_node_limit=0,
-                 error_free_lp_node_limit=0,
-                 polish=True, polish_iterations=200,
-                 sample_rows=2000,
-                 max_nonzeros=100_000, workers=1, warm_start=False,
-                 random_state=DEFAULT_SEED, binarizer=None,
-                 memory_limit_mb=DEFAULT_MEMORY_LIMIT_MB, verbose=False, callback=None):
+    @refusing_old_parameters
+    def __init__(self, complexity_bound=30, *, max_clause_length=None, form="dnf",
+                 fn_weight=1.0, complexity_penalty=0.0, effort="default",
+                 time_limit=DEFAULT_TIME_LIMIT, memory_limit_mb=DEFAULT_MEMORY_LIMIT_MB,
+                 workers=1, random_state=DEFAULT_SEED, binarizer=None, warm_start=False,
+                 verbose=False, callback=None, solver_options=None):
         self._store_params(locals())
 
-    def _options(self, seed: int, complexity_bound, time_limit):
-        """The :class:`~rulecert.mipmodels.colgen.ColGenOptions` of one fit: every parameter
-        that names an option passes as it is (numpy scalars as Python ones), with this fit's
-        ``C``, time left and seed."""
-        from ..mipmodels.colgen import ColGenOptions
-        fields = {f.name for f in dataclasses.fields(ColGenOptions)}
-        given = {name: value.item() if isinstance(value, np.generic) else value
-                 for name, value in self.get_params(deep=False).items() if name in fields}
-        return ColGenOptions(**{**given, "complexity_bound": complexity_bound,
-                                "time_limit": time_limit, "seed": seed})
+    def _options(self, rows: int, seed: int, complexity_bound, time_limit):
+        """The :class:`~rulecert.mipmodels.colgen.ColGenOptions` of one fit: the effort
+        level's budgets on ``rows`` rows, the ``solver_options`` over them, then the model and
+        the plumbing of this estimator, with this fit's ``C``, time left and seed."""
+        from ..mipmodels.colgen import resolve
+        clause, literal = _penalties(self.complexity_penalty)
+        return resolve(self.effort, rows, **self._solver_options(),
+                       complexity_bound=complexity_bound,
+                       max_clause_length=self.max_clause_length, form=self.form,
+                       fn_weight=self.fn_weight, clause_penalty=clause, literal_penalty=literal,
+                       time_limit=time_limit, memory_limit_mb=self.memory_limit_mb,
+                       workers=self.workers, seed=seed)
+
+    def _solver_options(self) -> dict:
+        """``solver_options`` checked: known keys, none of the estimator's own parameters."""
+        from ..mipmodels.colgen.options import check_solver_options
+        return check_solver_options(self.solver_options, reserved=OWN_OPTIONS)
+
+    def _check_settings(self, n_rows: int, complexity_bound) -> None:
+        """Every setting checked before any work: the options of a fit at
+        ``complexity_bound`` built once on the data's rows (errors name the parameter or the
+        ``solver_options`` key)."""
+        if complexity_bound is None and sum(_penalties(self.complexity_penalty)) <= 0:
+            raise ValueError("complexity_bound=None (penalized form) needs complexity_penalty "
+                             "> 0")
+        self._options(max(1, n_rows), 0, complexity_bound, None)
+
+    def _empty_clause(self) -> bool:
+        """Whether the empty clause is admitted (``solver_options["empty_clause"]``)."""
+        return bool((self.solver_options or {}).get("empty_clause", True))
 
     @interruptible
     def fit(self, X, y, sample_weight=None):
@@ -249,10 +183,8 @@ class BooleanRuleCGClassifier(BinaryRuleClassifier):
         self._validate_params()
         deadline = Deadline(check_time_limit(self.time_limit, "time_limit", allow_zero=False),
                             start=t_start)
-        check_complexity_bound(self.complexity_bound, self.empty_clause, "complexity_bound")
-        if self.complexity_bound is None and self.clause_penalty + self.literal_penalty <= 0:
-            raise ValueError("complexity_bound=None (penalized form) needs clause_penalty or "
-                             "literal_penalty > 0")
+        check_complexity_bound(self.complexity_bound, self._empty_clause(), "complexity_bound")
+        self._check_settings(_n_rows(X), self.complexity_bound)
         Xb, y01, sw, names = self._prepare_binary_fit(X, y, sample_weight)
         seed = int(check_random_state(self.random_state).randint(0, 2**31 - 1))
         init_clauses = init_solution = None
@@ -287,10 +219,9 @@ class BooleanRuleCGClassifier(BinaryRuleClassifier):
         from ..mipmodels.colgen import solve
         from ..mipmodels.colgen.pricing import warm_up
         warm_up()
-        opts = self._options(seed, complexity_bound, deadline.remaining())
-        opts.initial_clauses = initial_clauses
-        opts.initial_solution = initial_solution
-        return solve(_problem(Xb, y01, sw, names), opts, callback=self._callback())
+        opts = self._options(len(Xb), seed, complexity_bound, deadline.remaining())
+        return solve(_problem(Xb, y01, sw, names), opts, initial_clauses=initial_clauses,
+                     initial_solution=initial_solution, callback=self._callback())
 
     def _set_fit(self, sol, names):
         self.columns_ = sol.column_pool
@@ -365,6 +296,60 @@ def _both_classes(y01, sw) -> bool:
     return w[y01 == 1].sum() > 0 and w[y01 == 0].sum() > 0
 
 
+OWN_OPTIONS = ("complexity_bound", "max_clause_length", "form", "fn_weight", "clause_penalty",
+               "literal_penalty", "time_limit", "memory_limit_mb", "workers", "seed")
+"""Options the estimators set from their own parameters (not ``solver_options`` keys)."""
+
+OLD_PARAMETERS = {"clause_penalty": "complexity_penalty=(clause, literal)",
+                  "literal_penalty": "complexity_penalty=(clause, literal)",
+                  "certification_options": "effort='certify'", "certify": "effort='certify'"}
+"""Old estimator parameters that are not ``solver_options`` keys, with their new spelling."""
+
+
+def refuse_old_parameters(estimator: str, old: dict, known=()) -> None:
+    """A parameter of an earlier release (or a mistyped one) refused at construction, with
+    its new spelling: most of them are ``solver_options`` keys now."""
+    if not old:
+        return
+    import difflib
+
+    from ..mipmodels.colgen.options import RENAMED, SOLVER_OPTIONS
+    name = next(iter(old))
+    if name in OLD_PARAMETERS:
+        raise TypeError(f"{estimator}: parameter {name!r} is gone: use {OLD_PARAMETERS[name]}")
+    key = RENAMED.get(name, name)
+    if key in SOLVER_OPTIONS:
+        raise TypeError(f"{estimator}: parameter {name!r} is a solver option now: use "
+                        f"solver_options={{{key!r}: {old[name]!r}}}")
+    if name in RENAMED:
+        raise TypeError(f"{estimator}: parameter {name!r} is no longer a setting")
+    options = [k for k in SOLVER_OPTIONS if k not in OWN_OPTIONS]
+    near = difflib.get_close_matches(name, list(known) + options, n=3)
+    hint = f"; did you mean {' or '.join(map(repr, near))}?" if near else ""
+    raise TypeError(f"{estimator}: unexpected parameter {name!r}{hint} (expert settings go in "
+                    "solver_options: rulecert.mipmodels.colgen.SOLVER_OPTIONS)")
+
+
+def _penalties(penalty) -> tuple[float, float]:
+    """``complexity_penalty`` as (per clause, per literal)."""
+    if isinstance(penalty, (tuple, list)):
+        if len(penalty) != 2:
+            raise ValueError(f"complexity_penalty must be a number or a pair (per clause, per "
+                             f"literal), got {penalty!r}")
+        return float(penalty[0]), float(penalty[1])
+    return float(penalty), float(penalty)
+
+
+def _n_rows(X) -> int:
+    """Rows of X (for sizing the effort level's budgets before any work; 1 when X has none:
+    its own check then names the problem)."""
+    from sklearn.utils.validation import _num_samples
+    try:
+        return max(1, int(_num_samples(X)))
+    except TypeError:
+        return 1
+
+
 def choose_complexity_bound(cv_results: dict, selection: str = "best"):
     """The complexity bound chosen from ``BooleanRuleCGCV.cv_results_``: the best mean
     validation accuracy (ties: the smaller bound), or with ``selection="1se"`` the smallest
@@ -414,7 +399,7 @@ class BooleanRuleCGCV(BooleanRuleCGClassifier):
 
     Parameters
     ----------
-    complexity_bounds : sequence of float >= 1 (>= 2 with ``empty_clause=False``) or None
+    complexity_bounds : sequence of float >= 1 (>= 2 without the empty clause) or None
         The grid of ``C``; None: :data:`DEFAULT_GRID` (1, 2, 3, 4, 5, 10, 15, 25, 35; from 2
         without the empty clause).
     cv : int >= 2 or a cross-validation splitter / iterable of (train, test) indices
@@ -442,29 +427,18 @@ class BooleanRuleCGCV(BooleanRuleCGClassifier):
         "selection": [StrOptions({"best", "1se"})],
     }
 
+    @refusing_old_parameters
     def __init__(self, complexity_bounds=None, *, cv=3, selection="best",
-                 max_clause_length=None, empty_clause=True, form="dnf", fn_weight=1.0,
-                 clause_penalty=0.0,
-                 literal_penalty=0.0, pricing="auto", time_limit=None, pricing_time_limit=30.0,
-                 max_iter=None, bnb_node_limit=None, pricing_deterministic_time=None,
-                 ip_node_limit=None, ip_options=None, bound_search_steps=3,
-                 bound_node_limit=DEFAULT_BOUND_NODE_LIMIT, final_bound_node_limit=DEFAULT_FINAL_BOUND_NODE_LIMIT, columns_per_iter=50,
-                 beam_width=5, adaptive_chain=False,
-                 close_gap=True, close_gap_max_columns=DEFAULT_CLOSE_GAP_MAX_COLUMNS,
-                 close_gap_node_limit=DEFAULT_CLOSE_GAP_NODE_LIMIT,
-                 close_gap_ladder_after_cap=False, dive=False, dive_iterations=20,
-                 dive_node_limit=DEFAULT_DIVE_NODE_LIMIT, positive_side_node_limit=0,
-                 error_free_lp_node_limit=0,
-                 polish=True, polish_iterations=200,
-                 sample_rows=2000,
-                 max_nonzeros=100_000, workers=1, random_state=DEFAULT_SEED, binarizer=None,
-                 memory_limit_mb=DEFAULT_MEMORY_LIMIT_MB, verbose=False, callback=None):
+                 max_clause_length=None, form="dnf", fn_weight=1.0, complexity_penalty=0.0,
+                 effort="default", time_limit=None, memory_limit_mb=DEFAULT_MEMORY_LIMIT_MB,
+                 workers=1, random_state=DEFAULT_SEED, binarizer=None, verbose=False,
+                 callback=None, solver_options=None):
         self._store_params(locals())
 
     def _grid(self) -> list[float]:
         bounds = self.complexity_bounds
         if bounds is None:
-            bounds = [c for c in DEFAULT_GRID if self.empty_clause or c >= 2]
+            bounds = [c for c in DEFAULT_GRID if self._empty_clause() or c >= 2]
         try:
             grid = sorted({float(c) for c in np.asarray(bounds, dtype=float).ravel()})
         except (TypeError, ValueError):
@@ -475,7 +449,8 @@ class BooleanRuleCGCV(BooleanRuleCGClassifier):
         if not all(math.isfinite(c) for c in grid):
             raise ValueError(f"every complexity bound must be a finite number, got "
                              f"{[float(c) for c in np.asarray(bounds, dtype=float).ravel()]}")
-        check_complexity_bound(grid[0], self.empty_clause, "complexity_bounds: the smallest bound")
+        check_complexity_bound(grid[0], self._empty_clause(),
+                               "complexity_bounds: the smallest bound")
         return [int(c) if c == int(c) else c for c in grid]
 
     @interruptible
@@ -486,6 +461,7 @@ class BooleanRuleCGCV(BooleanRuleCGClassifier):
         deadline = Deadline(check_time_limit(self.time_limit, "time_limit", allow_zero=False),
                             start=t_start)
         grid = self._grid()
+        self._check_settings(_n_rows(X), grid[-1])
         Xb, y01, sw, names = self._prepare_binary_fit(X, y, sample_weight)
         rng = check_random_state(self.random_state)
         if isinstance(self.cv, Integral):

@@ -75,15 +75,22 @@ METRICS: dict[str, Callable] = {
 
 # ---- BRCG ---------------------------------------------------------------------------------
 _BRCG_COMMON = dict(max_clause_length=None, empty_clause=False, form="dnf", fn_weight=1.0,
-                    pricing="auto", time_limit=None, pricing_time_limit=30.0, max_iter=None,
-                    bnb_node_limit=None, pricing_deterministic_time=None, ip_node_limit=None,
-                    ip_options=None, bound_search_steps=3, columns_per_iter=50, beam_width=5,
-                    close_gap=True, n_thresholds=9, negations=True)
+                    effort="default", time_limit=None, max_iter=None, pricers="auto",
+                    pricing_nodes=None, pricing_seconds=30.0, pricing_deterministic_time=None,
+                    ip_nodes=None, ip_options=None, bound_search_steps=3, columns_per_iter=50,
+                    beam_width=5, close_gap=True, n_thresholds=9, negations=True)
+"""A BRCG cell's parameters: the estimator's own and solver options (flat, by name)."""
 _BINARIZER_KEYS = ("n_thresholds", "negations")
 
 
-def _est_params(params, drop=()):
-    return {k: v for k, v in params.items() if k not in _BINARIZER_KEYS and k not in drop}
+def _est_params(params, estimator, drop=()):
+    """A cell's parameters as ``estimator``'s: its own parameters as they are, the others
+    (solver options) in ``solver_options``."""
+    own = set(estimator._get_param_names())
+    p = {k: v for k, v in params.items() if k not in _BINARIZER_KEYS and k not in drop}
+    options = {**(p.pop("solver_options", None) or {}),
+               **{k: p.pop(k) for k in list(p) if k not in own}}
+    return dict(p, solver_options=options or None)
 
 
 def _binarizer(params, categorical):
@@ -92,13 +99,14 @@ def _binarizer(params, categorical):
 
 def _brcg_estimator(params, seed, threads, categorical=None):
     from ..estimators.brcg import BooleanRuleCGClassifier
-    return BooleanRuleCGClassifier(**_est_params(params), workers=threads, random_state=seed,
+    return BooleanRuleCGClassifier(**_est_params(params, BooleanRuleCGClassifier),
+                                   workers=threads, random_state=seed,
                                    binarizer=_binarizer(params, categorical))
 
 
 def _brcg_cv_estimator(params, seed, threads, categorical=None):
     from ..estimators.brcg import BooleanRuleCGCV
-    p = _est_params(params)
+    p = _est_params(params, BooleanRuleCGCV)
     p["complexity_bounds"] = tuple(p["complexity_bounds"])
     return BooleanRuleCGCV(**p, workers=threads, random_state=seed,
                            binarizer=_binarizer(params, categorical))
@@ -312,7 +320,7 @@ _BRCG_CV_PARAMS = dict(complexity_bounds=[5, 10, 15, 25, 35], cv=3, selection="b
                        **_BRCG_COMMON)
 _PROTOCOL_PARAMS = dict(grid=[5, 10, 15, 25, 35], inner_folds=3, inner_repeats=1,
                         warm_start=True,
-                        **dict(_BRCG_COMMON, time_limit=5.0, pricing_time_limit=2.0))
+                        **dict(_BRCG_COMMON, time_limit=5.0, pricing_seconds=2.0))
 
 LEARNERS: dict[str, Learner] = {}
 

@@ -11,7 +11,7 @@ dataclass or as a TOML file::
     threads = 1                        # solver threads per cell
 
     [params]                           # the same for every cell
-    pricing = "bnb"
+    pricers = "bnb"
     [limits]                           # deterministic limits make results engine-independent
     max_iter = 5
     [grid]                             # one cell per combination

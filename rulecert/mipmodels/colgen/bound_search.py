@@ -4,7 +4,7 @@ Each iteration where pricing's best clause is mild, :func:`dual_search` searches
 complexity dual ``t`` that maximises the bound at the LP's cover duals
 (``bounds.complexity_dual_search``); where pricing found no clause and column generation
 stops, the last search (:func:`final_bound_search`, also ``strengthen_bound``'s) descends in
-``t`` under ``final_bound_node_limit`` nodes in all (``bounds.complexity_dual_descent``).
+``t`` under ``final_bound_nodes`` nodes in all (``bounds.complexity_dual_descent``).
 Under a time limit, :func:`raise_bound_with_time_left` spends the time the phases left on
 the same descent at the last duals, stopped by the clock.  All price with
 :func:`bound_pricer`: the exact branch-and-bound on the full data, node-limited, whose bound
@@ -21,20 +21,19 @@ from .bounds import (NODES_STOPPED, DualSearch, Duals, complexity_dual_descent,
 from .options import ColGenOptions
 from .pricing import PricingRound, price_by_branch_and_bound
 from .restricted_ip import STOPPED, RestrictedIP, seconds_left
-from .state import Run, State, reduced_cost
+from .state import BoundKind, Run, State, reduced_cost
 
 
 BOUND_SEARCH_SHARE = 0.25
 """Under a wall-clock limit, the complexity-dual search may use at most this share of
-column generation's time limit (measured by bench_brcg.py's same-matrix run: unbudgeted,
-it took 80-90% of short fits on ionosphere and wdbc, proved nothing there, and left column
-generation too few iterations to match AIX360's loss).  Without a time limit nothing is
-skipped, so counted-limit runs stay reproducible."""
+column generation's time limit (unbudgeted, it can take most of a short fit, prove
+nothing there, and leave column generation too few iterations).  Without a time limit
+nothing is skipped, so counted-limit runs stay reproducible."""
 
 
 FINAL_BOUND_SEARCH_STEPS = 40
 """At most this many pricing calls in the last search, when pricing found no clause (column
-generation then stops): a descent in ``t`` under ``final_bound_node_limit`` nodes in all
+generation then stops): a descent in ``t`` under ``final_bound_nodes`` nodes in all
 (``bounds.complexity_dual_descent``), each proof about twice the nodes of the one before,
 so the node budget, not this count, ends it."""
 BOUND_ENUMERATION_CAP = 2000
@@ -54,13 +53,13 @@ def bound_pricer(st: State, o: ColGenOptions, deadline=lambda: None, account=Non
     ``hard_end``, only a call stopped at that time: one that its own ``deadline()`` stopped
     before it reports its nodes, a failed step of the descent)."""
 
-    def price_at(dt: Duals, share: float, node_limit: int | None = o.bound_node_limit):
+    def price_at(dt: Duals, share: float, node_limit: int | None = o.certification.bound_nodes):
         if interrupt_requested():       # Ctrl-C between calls: none starts (no bound proven)
             return [(2, -math.inf)], [], False, None, NODES_STOPPED
         tp = time.perf_counter()
         end = deadline()
         bb = dict(K=BOUND_ENUMERATION_CAP, tighten=False, deadline=end, workers=o.workers)
-        L = o.bound_short_length
+        L = o.certification._bound_short_length
         if st.D <= L or st.C is None or share <= 0:
             parts = [(price_by_branch_and_bound(st.X, dt.v, dt.const, dt.lit, st.D,
                                                 node_limit=node_limit, **bb), 2, 0, 0.0)]
@@ -85,7 +84,7 @@ def bound_pricer(st: State, o: ColGenOptions, deadline=lambda: None, account=Non
             items = [(rc, 1 + len(cl)) for cl, rc in found.items()]
         else:
             classes, items = [(c, r.bound) for r, c, _, _ in parts], None
-        best = sorted(found, key=found.get)[:o.columns_per_iter]
+        best = sorted(found, key=found.get)[:o.pricing.columns_per_iter]
         now, nodes = time.perf_counter(), sum(r.nodes for r, *_ in parts)
         if account is not None:
             account(now - tp, nodes)
@@ -97,7 +96,7 @@ def bound_pricer(st: State, o: ColGenOptions, deadline=lambda: None, account=Non
 
 def final_search_steps(o: ColGenOptions) -> int:
     """The pricing calls of the last search (the solve's and ``strengthen_bound``'s)."""
-    return max(o.bound_search_steps, FINAL_BOUND_SEARCH_STEPS)
+    return max(o.certification.bound_search_steps, FINAL_BOUND_SEARCH_STEPS)
 
 
 def final_bound_search(st: State, o: ColGenOptions, duals: Duals, zlb: float, found: list, ub: float,
@@ -106,14 +105,14 @@ def final_bound_search(st: State, o: ColGenOptions, duals: Duals, zlb: float, fo
     """The last bound search, of a solve whose pricing found no clause and of
     ``strengthen_bound``: the descent in the complexity dual (``bounds.py``) under ``budget``
     nodes in all, every clause below 0 enumerated (``price_at`` of :func:`bound_pricer` at
-    share 0: measured on pima's final duals at C = 10, the long-clause threshold's proofs cost
-    as many nodes as lowering t to the same bound, or more); ``steps`` None:
-    :func:`final_search_steps`; ``first_limit``: the first calls' node limit
-    (``bound_node_limit`` by default), the other keywords ``complexity_dual_descent``'s."""
+    share 0: the long-clause threshold's proofs can cost as many nodes as lowering t to the
+    same bound, or more); ``steps`` None: :func:`final_search_steps`; ``first_limit``: the
+    first calls' node limit (the ``bound_nodes`` option by default), the other keywords
+    ``complexity_dual_descent``'s."""
     if steps is None:
         steps = final_search_steps(o)
     if first_limit == "bound_node_limit":
-        first_limit = o.bound_node_limit
+        first_limit = o.certification.bound_nodes
     return complexity_dual_descent(st, duals, zlb, found, ub,
                                    lambda dt, f, limit: price_at(dt, 0.0, limit), budget,
                                    first_limit, steps, o.tol, **kw)
@@ -135,8 +134,8 @@ def dual_search(run: Run, duals: Duals, rnd: PricingRound) -> DualSearch:
     # under 30% of z_RMLP): far from convergence no t makes these duals a good bound
     rc_best = min((reduced_cost(st, duals, c) for c in rnd.clauses), default=0.0)
     mild = st.C is None or rc_best * st.C / 2 >= -0.3 * abs(duals.rmlp)
-    steps = o.bound_search_steps if mild and not run.cg_end.expired() else 0
-    last = o.max_iter is not None and run.it + 1 >= o.max_iter
+    steps = o.certification.bound_search_steps if mild and not run.cg_end.expired() else 0
+    last = o.limits.max_iter is not None and run.it + 1 >= o.limits.max_iter
     final = not rnd.clauses and steps > 0
     if final:
         # pricing found nothing: column generation stops here (unless the search finds a
@@ -151,10 +150,10 @@ def dual_search(run: Run, duals: Duals, rnd: PricingRound) -> DualSearch:
     run.searched = None
     if final:
         sr = final_bound_search(st, o, duals, rnd.bound, rnd.clauses, run.ub_empty, price_at,
-                                o.final_bound_node_limit, steps, best_known=run.best_bound,
+                                o.certification.final_bound_nodes, steps, best_known=run.best_bound,
                                 share=run.share, affordable=_affordable(run, deadline))
         if steps and deadline() is None and not interrupt_requested():
-            budget = o.final_bound_node_limit
+            budget = o.certification.final_bound_nodes
             run.searched = (run.share, math.inf if budget is None else budget)
         run.descent = (duals, sr.proofs, sr.clauses)
     else:
@@ -222,7 +221,7 @@ descent bisects back toward its last proof)."""
 def raise_bound_with_time_left(run: Run, ip: RestrictedIP) -> None:
     """Under a time limit, raise the bound with the time the phases left.
 
-    Column generation stops at its share of the limit (``1 - ip_time_fraction``) and the
+    Column generation stops at its share of the limit (``1 - _ip_time_fraction``) and the
     restricted IP, the dive and gap closing often finish early; a solver given a time limit
     is expected to spend it on the gap.  So a solve that is not proven optimal runs the last
     search (:func:`final_bound_search`, the descent in the complexity dual) at the last duals
@@ -237,25 +236,17 @@ def raise_bound_with_time_left(run: Run, ip: RestrictedIP) -> None:
     (``complexity_dual_descent``'s ``affordable``, at the pace of the largest bound-pricing
     call so far: :func:`_affordable`); where no smaller ``t`` can be proven in it, the
     search ends instead of making a call that the clock would stop (the solve's own last
-    search does the same under its share of the limit).  Measured with
-    ``certification_options`` and 300 s on 2 workers, bound before -> after: ILPD at C = 10
-    118 -> 135 (starting over, 131: its first calls failed at the counted search's caps, and
-    it proved again in 45 s the shares the last search had proved before its clock stopped
-    it), pima at C = 20 101 -> 125 (starting over: 125); with the faster pricing search of
-    ``pricing/bnb.py`` and the reach, 123 -> 136 and 114 -> 132, pima returning after 254 s
-    (before: a last call stopped by the clock at 300 s); the counted certification runs
-    certify 124 and 114.  The bound never
-    falls; the search stops at the rule set's objective.  Skipped without a time limit
-    (counted runs stay reproducible: ``final_bound_node_limit`` and ``strengthen_bound`` are
-    theirs), after Ctrl-C or another monitor stop, in the penalized form, at duals where
-    pricing proved no negative reduced cost, and with under :data:`TIME_LEFT_MIN_SECONDS`
-    left.  Ctrl-C during the search stops
-    the solve as ``interrupted`` with the bound proven so far.  The record is
-    ``run.time_left_search`` (the certificate's ``stats["bound_time_left"]``; its ``ended``
-    says why the last descent ended, e.g. that no smaller complexity dual could be proven in
-    the time left)."""
+    search does the same under its share of the limit).  The bound never falls; the search
+    stops at the rule set's objective.  Skipped without a time limit (counted runs stay
+    reproducible: ``final_bound_nodes`` and ``strengthen_bound`` are theirs), after Ctrl-C
+    or another monitor stop, in the penalized form, at duals where pricing proved no
+    negative reduced cost, and with under :data:`TIME_LEFT_MIN_SECONDS` left.  Ctrl-C
+    during the search stops the solve as ``interrupted`` with the bound proven so far.  The
+    record is ``run.time_left_search`` (the certificate's ``stats["bound_time_left"]``; its
+    ``ended`` says why the last descent ended, e.g. that no smaller complexity dual could be
+    proven in the time left)."""
     o, st = run.o, run.st
-    if (o.time_limit is None or run.last_priced is None or st.C is None
+    if (o.limits.time_limit is None or run.last_priced is None or st.C is None
             or run.stop in STOPPED or run.monitor.should_stop() is not None
             or not run.gap_open(ip.objective)
             or seconds_left(run.end) < TIME_LEFT_MIN_SECONDS):
@@ -292,11 +283,9 @@ def raise_bound_with_time_left(run: Run, ip: RestrictedIP) -> None:
         sr = sr2 if sr2.bound > sr.bound else sr
     else:
         ended = sr.ended
-    raised = sr.bound > before
-    if raised:
-        run.best_bound = sr.bound
-        run.bound_kind = (f"lagrangian at the last duals, raised with the time left "
-                          f"(complexity dual {sr.t:.6g}, {used[0]} nodes)")
+    raised = run.offer_bound(sr.bound, BoundKind.LAGRANGIAN,
+                             f"at the last duals, raised with the time left (complexity dual "
+                             f"{sr.t:.6g}, {used[0]} nodes)")
     interrupted = run.check_stop("raising the bound with the time left",
                                  overriding=True) is not None
     run.time_left_search = {"seconds": time.perf_counter() - t0, "nodes": used[0],
@@ -312,19 +301,14 @@ POSITIVE_SIDE_TIME_SHARE = 0.5
 POSITIVE_SIDE_FIRST_MAX_GROUPS = 100
 """Under a time limit, :func:`positive_side_search` goes before the complexity-dual descent
 at duals with at most this many gain groups (negative coefficient), after it at duals
-with more: the proof's search grows with them.  At WDBC's final duals at C = 10 (38 gain
-groups) it completes in 28,151 cover LPs (12 / 11 in 300 s on 2 workers, where the
-descent, given 34 s, raised nothing); at ILPD's at C = 20 (205) it is unproven after
-300,000; at pima's at C = 20 (206) it proved nothing in 300 s fits either way, but going
-first (85.6 s) it left the descent 38 s, 114 -> 125 (gap 13.2%), and going after, the
-descent had 98 s, 114 -> 132 (gap 8.3%)."""
+with more: the proof's search grows with them."""
 POSITIVE_SIDE_TRIES = 6
 """:func:`positive_side_search` makes at most this many proofs."""
 
 
 def positive_side_search(run: Run, ip: RestrictedIP, after_descent: bool = False) -> None:
     """The positive-side pricing proof (``pricing/positive.py``) at the end of a solve whose
-    gap is open, with ``positive_side_node_limit`` cover LPs in all.
+    gap is open, with ``positive_side_cover_lps`` cover LPs in all.
 
     At the duals of the master LP over every column held (those of pricing, the dive,
     polishing and gap closing: the highest LP value the columns give), bound (1) of
@@ -351,7 +335,7 @@ def positive_side_search(run: Run, ip: RestrictedIP, after_descent: bool = False
     from .bounds import read_duals
     o, st = run.o, run.st
     deferred, run.positive_side_deferred = run.positive_side_deferred, None
-    if (o.positive_side_node_limit == 0 or st.C is None or run.stop in STOPPED
+    if (o.certification.positive_side_cover_lps == 0 or st.C is None or run.stop in STOPPED
             or not run.master.n_columns or run.monitor.should_stop() is not None
             or not run.gap_open(ip.objective) or run.end.expired()):
         if deferred is not None:
@@ -370,7 +354,7 @@ def positive_side_search(run: Run, ip: RestrictedIP, after_descent: bool = False
     if mu is None:
         rec["skipped"] = f"the final master LP failed: {res.message}"
         return
-    duals = read_duals(st, res.objective, mu, lam, o.empty_clause)
+    duals = read_duals(st, res.objective, mu, lam, o.model.empty_clause)
     rec["lp"] = res.objective
     rec["gain_groups"] = int((duals.v < 0).sum())
     rec["seconds"] = time.perf_counter() - t0
@@ -390,7 +374,7 @@ def _positive_side_proofs(run: Run, ip: RestrictedIP, duals, rec: dict, end) -> 
     from .bounds import complexity_bound_at
     from .pricing.positive import positive_side_bound
     o, st = run.o, run.st
-    budget = o.positive_side_node_limit
+    budget = o.certification.positive_side_cover_lps
     t0 = time.perf_counter()
     rec["bound_before"] = rec["bound"] = run.best_bound
     L, N = duals.lagrangian, st.n_max(ip.objective)
@@ -418,11 +402,9 @@ def _positive_side_proofs(run: Run, ip: RestrictedIP, duals, rec: dict, end) -> 
         rec["tries"].append({"target": float(k), "threshold": u, "proven": r.bound,
                              "complete": r.complete, "stopped": r.stopped, "nodes": r.nodes,
                              "bound": b, "witness_rc": r.witness_rc})
-        if b > run.best_bound:
-            run.best_bound = b
-            run.bound_kind = (f"lagrangian at the final master LP's duals, pricing proven "
-                              f"by the positive-side search (every clause's reduced cost "
-                              f">= {r.bound:.6g}; {rec['nodes']} cover LPs)")
+        run.offer_bound(b, BoundKind.POSITIVE_SIDE,
+                        f"lagrangian at the final master LP's duals, every clause's reduced "
+                        f"cost >= {r.bound:.6g} ({rec['nodes']} cover LPs)")
         if r.complete or r.stopped in ("deadline", "interrupted"):
             break
         hi = k - st.gran if st.integral else k

@@ -310,8 +310,8 @@ def complexity_dual_search(st, duals: Duals, zlb: float, found: list, ub: float,
       completed (its items then enter the knapsack) or, without items, when it found no
       clause; it fails at the node limit (or, without items, when it found a clause).
 
-    (Dinkelbach's step ``t = -r_k`` reaches ``t*`` with exact pricing but, measured on pima
-    and heart, its proofs at ``t`` just above ``lambda`` fail at any affordable node limit.)
+    (Dinkelbach's step ``t = -r_k`` reaches ``t*`` with exact pricing, but its proofs at
+    ``t`` just above ``lambda`` can fail at any affordable node limit.)
     """
     ds = _DualSteps(st, duals, zlb, found, ub)
     if st.C is None or zlb >= -tol or steps <= 0:
@@ -364,11 +364,10 @@ def complexity_dual_descent(st, duals: Duals, zlb: float, found: list, ub: float
     complexity dual ``t = lambda + f z_RMLP / C`` descends from a proven share ``f`` under
     a *total* budget of ``budget`` branch-and-bound nodes (every call's nodes count).
 
-    Each proof at a smaller ``t`` costs more nodes (measured on pima's final duals at C = 10:
-    about 2.5 times per unit of ``t``) and raises the bound by about ``C`` per unit, so the
-    budget is best spent on proofs of growing cost, the last one the largest:
+    Each proof at a smaller ``t`` costs more nodes and raises the bound by about ``C`` per
+    unit, so the budget is best spent on proofs of growing cost, the last one the largest:
 
-    * start at ``share`` with at most ``first_limit`` nodes (``bound_node_limit``); while
+    * start at ``share`` with at most ``first_limit`` nodes (``bound_nodes``); while
       that fails, triple ``f`` (as :func:`complexity_dual_search`) up to 0.9, then retry
       there with 4 times the nodes;
     * after a proof, step down to where the nodes are predicted ``DESCENT_COST_RATIO`` times

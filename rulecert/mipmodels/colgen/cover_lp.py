@@ -8,13 +8,12 @@ group; ``packing.py``).  Its complexity is at least
 
 over the pure clauses ``k`` of 1..D literals, ``c_k = 1 + |k|`` (the empty clause covers the
 negative groups).  The packing bound's clique is a dual solution of this LP found without
-pricing, and proves nothing where the clique is light (7-8 on wdbc and ionosphere, against
-``C = 20``).  Here the LP is solved by column generation: a HiGHS master over the pure clauses
-found (the solve's pure columns first, and an artificial column of cost ``C + 1`` per group,
-so that it is always feasible), priced by a greedy over pure clauses from the positive side
-(``pricing/meet.py``), where it finds nothing by the beam search over clauses of 1..D
-literals and then the literal branch-and-bound at 2 and 3 literals (negative groups at a
-cost above any gain, so only pure clauses improve).
+pricing, and proves nothing where the clique is light.  Here the LP is solved by column
+generation: a HiGHS master over the pure clauses found (the solve's pure columns first, and
+an artificial column of cost ``C + 1`` per group, so that it is always feasible), priced by a
+greedy over pure clauses from the positive side (``pricing/meet.py``), where it finds nothing
+by the beam search over clauses of 1..D literals and then the literal branch-and-bound at 2
+and 3 literals (negative groups at a cost above any gain, so only pure clauses improve).
 
 *Farley's bound.*  For duals ``y >= 0`` of the cover rows, if ``y(k) <= rho c_k`` for every
 pure clause (``y(k)`` the duals of the groups it covers), then ``y / rho`` is dual feasible
@@ -40,15 +39,12 @@ on the literals of a pure clause within ``meet(T)`` (its cover LP's; an integer,
 up).  Each set becomes a column covering ``T`` at that least complexity; replacing each
 clause of ``S`` by the column of the groups it covers keeps the cover at no more
 complexity.  So when the cover IP of those groups over these columns needs more than
-``C'``, every rule set of complexity ``<= C`` errs.  On wdbc at C = 20 (LP 19.19): 4509 sets
-at most ``tau = 0.986``, cover IP 21, in 38 s on one thread (147 s with an IP per set for
-its least clause, which proves the same there).
+``C'``, every rule set of complexity ``<= C`` errs.
 
 *Subsets of the positive groups.*  An error-free rule set covers every positive group, so
 the least error-free cover of any subset ``S`` of them bounds it below: a proof that no
 cover of ``S`` fits ``C'`` proves the error.  Where the LP of every group stays above
-``C'`` but its Farley proofs do not complete (ionosphere at C = 20: restricted LP 21.3,
-each failed proof about 7 s, none completing in 5 minutes), the whole LP's proofs are capped
+``C'`` but its Farley proofs do not complete, the whole LP's proofs are capped
 (:data:`WHOLE_PROOF_LPS`, :data:`WHOLE_TIME_SHARE`) and the rest of the budget goes to
 subsets: the groups of the largest duals of the whole LP holding a share of its dual mass
 (:data:`SUBSET_MASSES`), grown until the subset's restricted LP, priced by the heuristics,
@@ -59,12 +55,7 @@ to add (row generation): a pure clause is taken within each of its sets' meets, 
 groups of largest dual that none of them covers join the subset (:data:`SUBSET_GROW`), since
 a cover of the larger subset must differ there.  Every clause found seeds the next subset.
 A failed proof goes on until it holds :data:`WITNESSES` clauses below its threshold, all
-added as columns, so that the LP converges in a few proofs instead of dozens.  In three 300 s
-fits on ionosphere at C = 20 (``brcg_bounds.py``, 2 workers) the cover LP proved in 66-70 s:
-the whole LP's share (restricted LP 21.11), then subsets of the positive groups, the one of
-29 groups proven (cover IP 21).  Counted, on one thread, it proves in 105 s (80,152 cover
-LPs; subsets of 22 and 25 groups stay below the margin, 29 prove in 4 proofs; 207,351 cover
-LPs, 30 proofs of a 32-group subset and 265 s with one clause per failed proof).
+added as columns, so that the LP converges in a few proofs instead of dozens.
 
 Its work is counted (iterations, branch-and-bound nodes per pricing call, cover LPs of the
 proofs and of the enumeration in all), so a run without a deadline is reproducible; under a
@@ -86,17 +77,17 @@ from .packing import least_error_weight
 from .pricing.meet import PureClauseGreedy
 
 MAX_ITER = 1000
-"""Column-generation iterations of the cover LP at most (heart at C = 20 proves after 171).
+"""Column-generation iterations of the cover LP at most.
 With :data:`PRICING_NODE_LIMIT` it bounds the work between proofs, which the node limit
 (the proofs' cover LPs) does not count."""
 BEAM_WIDTH, BEAM_MAX_WIDTH = 5, 1280
-"""The beam search's width, doubled up to the most when it finds nothing (``beam.py``): on
-ionosphere's cover LP at C = 20 it finds improving clauses of 6-8 literals in 0.02-0.1 s where
-the branch-and-bound over 5 literals spent 2 million nodes (10 s) for none."""
+"""The beam search's width, doubled up to the most when it finds nothing (``beam.py``): it
+finds long improving clauses cheaply where the branch-and-bound over fewer literals can
+spend its nodes for none."""
 SHORT_LENGTHS = (2, 3)
 """Clause lengths of the short pricing searches (capped at ``D``), tried in turn where the
-beam finds nothing (at 5 literals the search did not complete in 2 million nodes on
-ionosphere; the positive-side proof prices clauses of every length exactly)."""
+beam finds nothing (longer searches need not complete within their node limit; the
+positive-side proof prices clauses of every length exactly)."""
 PRICING_NODE_LIMIT = 500_000
 """Branch-and-bound nodes of one short pricing call."""
 FOUND_NODE_LIMIT = 20_000
@@ -108,15 +99,12 @@ PROOF_TOL = 1e-7
 """The proof's threshold is ``-PROOF_TOL`` (``rho c_k - y(k) >= -PROOF_TOL``)."""
 OPTIMALITY_GAP = 0.02
 """Where the LP is at most ``C'``, it is solved until the positive-side search proves every
-pure clause's reduced cost ``c_k - y(k) >= -OPTIMALITY_GAP`` (at wdbc's C = 20: 5 proofs,
-about 35 s), the ``delta`` of the enumeration (module doc)."""
+pure clause's reduced cost ``c_k - y(k) >= -OPTIMALITY_GAP``, the ``delta`` of the
+enumeration (module doc)."""
 WITNESSES = 20
 """A failed proof goes on until it holds this many clauses below its threshold, all added
 as columns (``positive_side_bound``'s ``witnesses``): the later proofs of an LP near its
-optimum search 10,000-20,000 sets for one clause.  On ionosphere's subset of 32 positive
-groups at C = 20 (the counted run's), its proofs and enumeration took 187,351 cover LPs in
-30 proofs with one clause per proof; 113,478 (10 proofs) with 5, 110,026 (6) with 10,
-101,881 (4) with 20, 121,932 (5) with 30."""
+optimum search many sets for one clause."""
 ENUMERATION_IP_NODES = 100_000
 """HiGHS nodes of the enumeration's last cover IP."""
 ENTRY_IP_NODES = 0
@@ -130,15 +118,10 @@ to it, before the rest goes to subsets of the groups (module doc).  A count, not
 the budget, so that a larger budget repeats a smaller one's steps."""
 SUBSET_MASSES = (0.7, 0.75, 0.8, 0.85, 0.9, 0.95, 1.0)
 """The first subset: the fewest positive groups of the largest duals of the whole cover LP
-that hold one of these shares of its dual mass, in turn, until :data:`SUBSET_LP_MARGIN`.  On
-ionosphere at C = 20, at the whole LP's duals after 3000 cover LPs (restricted LP 21.29),
-the 28 groups of 80% prove (subset LP 19.04, 4398 sets enumerated, cover IP 21) and the 24
-of 75% do not (LP 18.36, cover IP 20)."""
+that hold one of these shares of its dual mass, in turn, until :data:`SUBSET_LP_MARGIN`."""
 SUBSET_LP_MARGIN = 0.5
 """A subset is proven (and enumerated) once its restricted LP, priced by the heuristics
-alone, is at least ``C' - SUBSET_LP_MARGIN``; below, more groups are taken first (with 1.0
-the 300 s ionosphere fit spent its time on 27 groups whose LP fell from 19.7 to 19.19 under
-the proofs, cover IP 20)."""
+alone, is at least ``C' - SUBSET_LP_MARGIN``; below, more groups are taken first."""
 SUBSET_GROW = 0.15
 """Where a subset's enumeration finds a cover within ``C'``, this share of its size is
 added: the groups of largest dual that the cover's clauses (a pure clause within each

@@ -3,14 +3,13 @@
 Column generation ends with an LP solution that is often far from integral, and the
 restricted IP over the columns it generated may hold no good integral solution: columns that
 combine well fractionally need not combine well whole.  This is sharpest when the LP bound
-is (near) 0, i.e. the positives can be covered fractionally by (nearly) pure clauses: on wdbc
-at C = 20 column generation converges at LP 0 and its restricted IP answers 2 errors.
+is (near) 0, i.e. the positives can be covered fractionally by (nearly) pure clauses.
 
 The dive (diving with column generation, as in branch-and-price heuristics, e.g. Sadykov et
 al., INFORMS J. Computing 2019): fix the column of largest fractional LP value to 1 (its
 lower bound; it must fit in what is left of C), re-run column generation on the restricted
-LP with the fixings for at most ``dive_iterations`` pricing rounds, while its
-branch-and-bound pricers have nodes left of ``dive_node_limit`` (then it only fixes), and
+LP with the fixings for at most ``dive_rounds`` pricing rounds, while its
+branch-and-bound pricers have nodes left of ``dive_nodes`` (then it only fixes), and
 repeat until the LP solution is integral (that is the dive's rule set) or no fractional
 column fits in C (then the columns at 1 are).  Before the first fixing it prices only when
 column generation stopped with pricing still finding clauses (``max_iter``).  Pricing is the
@@ -20,12 +19,6 @@ those of the master LP, so nothing the dive prices enters the lower bound.  Its 
 in the master, the fixings are released, and the restricted IP is solved again over all the
 columns from the better of its own selection and the dive's rule set
 (``restricted_ip.resolve_after_dive``): never worse than without the dive.
-
-Measured (``experiments/brcg_bounds.py``'s certification limits, 2 workers): wdbc at
-C = 20 2 -> 1 error (the dive: 5 fixings, 10 pricing rounds, 17 s, its own rule set 3, the
-restricted IP with its columns 1); ionosphere at C = 20 6 -> 4 (3 fixings, 80 rounds, 11 s,
-its own rule set 4).  Where the restricted IP was already good (pima, ILPD and wdbc at
-C = 10 and pima, ILPD at C = 20, ionosphere at C = 10) it found nothing better.
 """
 from __future__ import annotations
 
@@ -72,15 +65,15 @@ def dive(run, improving) -> dict:
     n0, fixed, used, iterations, nodes = master.n_columns, [], 0.0, 0, 0
     info = {"selection": None, "objective": None, "stop": None}   # the counts: at the end
 
-    nodes_left = math.inf if o.dive_node_limit is None else o.dive_node_limit
+    nodes_left = math.inf if o.primal.dive_nodes is None else o.primal.dive_nodes
 
     def lp():
         res, mu, lam = master.solve_lp(end.remaining())
         return res, (None if mu is None else read_duals(st, res.objective, mu, lam,
-                                                          o.empty_clause))
+                                                          o.model.empty_clause))
     # column generation that ended with pricing finding no clause leaves nothing to price
     # before the first fixing
-    rounds = 0 if run.stop in ("converged", "pricing_exhausted") else o.dive_iterations
+    rounds = 0 if run.stop in ("converged", "pricing_exhausted") else o.primal.dive_rounds
     try:
         while True:
             res, duals = lp()
@@ -88,8 +81,8 @@ def dive(run, improving) -> dict:
                 if duals is None or nodes_left <= 0 or _stopped(run, end):
                     break
                 # the branch-and-bound pricers get what is left of the dive's nodes
-                oi = o if nodes_left == math.inf else dataclasses.replace(
-                    o, bnb_node_limit=int(min(o.bnb_node_limit or math.inf, nodes_left)))
+                oi = o if nodes_left == math.inf else o.replace(
+                    pricing_nodes=int(min(o.pricing.pricing_nodes or math.inf, nodes_left)))
                 round_log = []
                 rnd = price(st.X, duals.v, duals.const, duals.lit, st.D, oi, rng=run.rng,
                             iteration=run.it + iterations, cg_deadline=end,
@@ -131,7 +124,7 @@ def dive(run, improving) -> dict:
             fixed.append(int(j))
             used += cpx[j]
             master.fix_columns([j], 1.0)
-            rounds = o.dive_iterations
+            rounds = o.primal.dive_rounds
     finally:
         master.fix_columns(fixed, 0.0)
     sel = info["selection"]

@@ -15,7 +15,7 @@ from .bounds import gap_closing_threshold, knapsack_bound, read_duals
 from .master import best_pair
 from .pricing import price_by_branch_and_bound
 from .restricted_ip import STOPPED, RestrictedIP, resolve
-from .state import Run, irredundant
+from .state import BoundKind, Run, irredundant
 
 
 # ---- gap closing by reduced-cost enumeration ----------------------------------------------
@@ -25,23 +25,23 @@ def close_gap(run: Run, ip: RestrictedIP) -> None:
     o, st, master = run.o, run.st, run.master
     if run.stop in STOPPED or run.check_stop():
         return
-    if not (o.close_gap and run.best_duals is not None and run.gap_open(ip.objective)
+    if not (o.certification.close_gap and run.best_duals is not None and run.gap_open(ip.objective)
             and not run.end.expired()):
         return
     tg = time.perf_counter()
     _, duals, zlb = run.best_duals
     T = gap_closing_threshold(st, duals, zlb, ip.objective)
-    K = o.close_gap_max_columns
+    K = o.certification.close_gap_columns
 
     def enumerate_below(upper, limit):
         return price_by_branch_and_bound(st.X, duals.v, duals.const, duals.lit, st.D, K=K,
                                          upper=upper, tighten=False, node_limit=limit,
                                          deadline=run.end.end, workers=o.workers)
-    budget = o.close_gap_node_limit
+    budget = o.certification.close_gap_nodes
     first = budget if budget is None or not st.integral else max(1, budget // GAP_FIRST_SHARE)
     er = enumerate_below(T + 1e-7, first)
     run.gap_info = {"ladder": [(None, T, er.nodes, er.complete)]}
-    if not er.complete and st.integral and (not er.overflow or o.close_gap_ladder_after_cap):
+    if not er.complete and st.integral and (not er.overflow or o.certification.ladder_after_cap):
         er = gap_ladder(run, enumerate_below, ip.objective, T,
                          None if budget is None else budget - er.nodes) or er
     # every clause below ``cut`` was returned (an enumeration the node limit or the cap cut
@@ -69,11 +69,10 @@ def close_gap(run: Run, ip: RestrictedIP) -> None:
     run.gap_info["restricted_ip_bound"] = enum_bound
     if useful:
         b = st.round_bound(min(enum_bound, ip.objective, beyond))
-        if b > run.best_bound:
-            run.best_bound = b
-            run.bound_kind = ("reduced-cost enumeration + restricted IP" if cut > T else
-                              f"partial reduced-cost enumeration (every clause of reduced cost "
-                              f"< {cut:.6g} of the {T:.6g} needed) + restricted IP")
+        run.offer_bound(b, BoundKind.GAP_CLOSING,
+                        "reduced-cost enumeration + restricted IP" if cut > T else
+                        f"partial reduced-cost enumeration (every clause of reduced cost "
+                        f"< {cut:.6g} of the {T:.6g} needed) + restricted IP")
     _enumerated_lagrangian(run, duals, held, cut, ub)
     run.times["close_gap"] += time.perf_counter() - tg
 
@@ -94,11 +93,10 @@ def _enumerated_lagrangian(run: Run, duals, held: list, cut: float, ub: float) -
     b = knapsack_bound(st, duals, [(2, cut)], ub, items)
     run.gap_info["lagrangian"] = {"bound": b, "cut": cut, "items": len(items),
                                   "complexity_dual": duals.lam}
-    if b > run.best_bound:
-        run.best_bound = b
-        run.bound_kind = (f"lagrangian at gap closing's duals (complexity dual "
-                          f"{duals.lam:.6g}): its enumeration returned every clause of reduced "
-                          f"cost < {cut:.6g} ({len(items)}), each at most once")
+    run.offer_bound(b, BoundKind.LAGRANGIAN,
+                    f"at gap closing's duals (complexity dual {duals.lam:.6g}): its enumeration "
+                    f"returned every clause of reduced cost < {cut:.6g} ({len(items)}), each "
+                    "at most once")
 
 
 SMALL_CLASS_C = 6
@@ -109,8 +107,7 @@ then searches the whole class."""
 
 def solve_small_class(run: Run, ip: RestrictedIP) -> None:
     """The master IP over the whole class when ``C < SMALL_CLASS_C``, by search instead of by
-    its LP, whose gap such tiny budgets leave wide (ILPD at ``C = 4``: LP bound 158 against
-    164, and gap closing's enumeration past its 10,000-clause cap).
+    its LP, whose gap such tiny budgets leave wide.
 
     A selection holding the empty clause costs at least the empty clause alone (it already
     covers every positive; the other clauses only add cost), so the optimum is the least of
@@ -119,7 +116,7 @@ def solve_small_class(run: Run, ip: RestrictedIP) -> None:
     ``C - 3`` literals.  One clause ``k`` costs ``sum a + rc(k)`` with the pricing
     coefficients at ``mu = a``, ``t = 0``, found by the branch-and-bound below the incumbent;
     the best partner of ``j`` likewise at ``mu = a`` on the positives ``j`` leaves uncovered
-    (one literal: every pair is scanned).  The searches share ``close_gap_node_limit`` nodes;
+    (one literal: every pair is scanned).  The searches share ``close_gap_nodes`` nodes;
     one stopped early still bounds its part (its bound; a ``j`` left unsearched, by
     ``cost(j)`` plus the least cost of a clause).  Better clauses become columns and the
     restricted IP is solved again; the least of the parts is a lower bound over the class.
@@ -127,20 +124,20 @@ def solve_small_class(run: Run, ip: RestrictedIP) -> None:
     o, st, master = run.o, run.st, run.master
     if st.C is None or st.C >= SMALL_CLASS_C or run.stop in STOPPED or run.check_stop():
         return
-    if not (o.close_gap and run.gap_open(ip.objective)) or run.end.expired():
+    if not (o.certification.close_gap and run.gap_open(ip.objective)) or run.end.expired():
         return
     tg = time.perf_counter()
     ub, total = ip.objective, float(st.a.sum())
     parts = {"empty rule set": total}                 # a lower bound on each part of the class
-    if o.empty_clause:
+    if o.model.empty_clause:
         parts["empty clause"] = float(st.neg.sum()) + st.lam0
     better: list[tuple[int, ...]] = []
-    at_a = read_duals(st, 0.0, st.a, 0.0, o.empty_clause)   # rc(k) = cost(k) - a(k)
+    at_a = read_duals(st, 0.0, st.a, 0.0, o.model.empty_clause)   # rc(k) = cost(k) - a(k)
     info = {}
     if st.C >= 2:
         r = price_by_branch_and_bound(st.X, at_a.v, at_a.const, at_a.lit, st.D, K=1,
                                       upper=ub - total,
-                                      node_limit=o.close_gap_node_limit, deadline=run.end.end,
+                                      node_limit=o.certification.close_gap_nodes, deadline=run.end.end,
                                       workers=o.workers)
         parts["one clause"] = total + r.bound
         better += [irredundant(st.X, c) for c in r.clauses]
@@ -155,8 +152,8 @@ def solve_small_class(run: Run, ip: RestrictedIP) -> None:
             if two < ub - 1e-9:
                 better += [(j,), (l,)]
         else:
-            left = None if o.close_gap_node_limit is None else \
-                o.close_gap_node_limit - info.get("single_nodes", 0)
+            left = None if o.certification.close_gap_nodes is None else \
+                o.certification.close_gap_nodes - info.get("single_nodes", 0)
             searched, two = 0, math.inf
             gain = st.a @ Xf[st.P]
             for j in np.argsort(cost - gain, kind="stable"):
@@ -185,18 +182,15 @@ def solve_small_class(run: Run, ip: RestrictedIP) -> None:
         ip.bound = ip.result.bound
     b = st.round_bound(min(min(parts.values()), ip.objective))
     run.gap_info = {"small_class": {**info, "parts": parts, "bound": b}}
-    if b > run.best_bound:
-        run.best_bound = b
-        run.bound_kind = "search over the whole class (at most two clauses fit C)"
+    run.offer_bound(b, BoundKind.WHOLE_CLASS, "at most two clauses fit C")
     run.times["close_gap"] += time.perf_counter() - tg
 
 
 GAP_FIRST_SHARE = 2
-"""Gap closing first tries the whole threshold with ``close_gap_node_limit / GAP_FIRST_SHARE``
+"""Gap closing first tries the whole threshold with ``close_gap_nodes / GAP_FIRST_SHARE``
 nodes (integral objectives), then, if those nodes ran out, spends the rest on the ladder of
-:func:`gap_ladder`.
-Measured with 16: heart at C = 20, whose whole enumeration takes 34 million nodes, climbed
-the ladder (12 + 20 + 34 million) where a half of the 10^8 nodes finishes it at once."""
+:func:`gap_ladder` (a small first share makes an enumeration that a large one finishes at
+once climb the ladder instead)."""
 GAP_LADDER_RATIO = 2.0
 """Each rung of the ladder aims at about this many times the nodes of the last one."""
 
@@ -207,8 +201,7 @@ def gap_ladder(run: Run, enumerate_below, ub: float, T: float, budget: int | Non
     holds another by ``ub - 1 - (T - u)`` (module doc), so the threshold ``u_b`` where that
     rounds up to ``b`` proves ``b`` with the restricted IP (``b = ub``: ``T`` itself, the
     exact closing).  The rungs ``b`` rise from the bound so far + 1 while the enumerations
-    finish; each costs more (measured on wdbc at C = 10: below 0.99 44 million nodes, below
-    1.99 95 million), so the step is chosen from the growth between the last two rungs,
+    finish; each costs more, so the step is chosen from the growth between the last two rungs,
     aiming at ``GAP_LADDER_RATIO`` times the last one's nodes, and a rung predicted to cost
     more than the nodes left is not started.  Returns the highest finished rung's
     enumeration (None: none); each rung is in ``run.gap_info["ladder"]``."""

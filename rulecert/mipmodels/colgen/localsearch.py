@@ -15,9 +15,9 @@ change of objective is one matrix-vector product over the columns:
 Best-improvement descent over these moves, then iterated local search: remove one or two
 selected columns at random, refill greedily without them (at random among the three largest
 gains per unit of complexity), descend again, keep the result if it is better.  Under a
-time limit HiGHS often cannot improve its start on these cover-with-knapsack IPs (ILPD,
-C = 10, 5 s: the greedy start 150 was returned; a 60 s run found 128), so the start is what
-a limit-stopped fit returns.  Deterministic for a seed unless the deadline cuts it short.
+time limit HiGHS often cannot improve its start on these cover-with-knapsack IPs, so the
+start is what a limit-stopped fit returns.  Deterministic for a seed unless the deadline
+cuts it short.
 """
 from __future__ import annotations
 

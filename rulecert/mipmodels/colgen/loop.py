@@ -11,16 +11,16 @@ Algorithm
    object, re-solved warm after each batch of new columns; its duals give ``mu`` (cover
    rows) and ``lambda`` (complexity row).
 2. Pricing (``pricing/``, the chain in ``pricing/chain.py``), each pricer tried only when the previous one found nothing
-   (``pricing="auto"``): the paper's greedy heuristic; the beam search of AIX360's
+   (``pricers="auto"``): the paper's greedy heuristic; the beam search of AIX360's
    ``BooleanRuleCG`` (width ``beam_width``, clauses of up to D literals, re-run with the
    width doubled up to ``BEAM_WIDENING`` times when it finds nothing; cheap, finds columns
    when the greedy heuristic's capped breadth-first search over many features does not; it
    proves no bound); the exact branch-and-bound
-   (``pricing/bnb.py``) restricted to ``heuristic_max_length`` literals (fast, finds good columns
+   (``pricing/bnb.py``) restricted to ``_heuristic_max_length`` literals (fast, finds good columns
    when D is large; its bound is not used); the exact branch-and-bound over all clauses of
    up to D literals (returns early once it holds improving columns, see
-   ``bnb_found_node_limit``); the pricing IP (6)-(10) in CP-SAT.  ``pricing="exact"`` is the
-   paper's order (CP-SAT, then the heuristic); ``pricing="heuristic"`` is the paper's greedy
+   ``_found_nodes``); the pricing IP (6)-(10) in CP-SAT.  ``pricers="exact"`` is the
+   paper's order (CP-SAT, then the heuristic); ``pricers="heuristic"`` is the paper's greedy
    heuristic only.  Past ``sample_rows`` distinct samples the
    pricers first run on the paper's random sample (rows, and features past
    ``max_nonzeros``), then on the full data.  Returned clauses are made irredundant on the
@@ -29,7 +29,7 @@ Algorithm
    Only pricers run on the full data contribute pricing bounds.
 3. Stop when pricing proves that no clause has a negative reduced cost (the LP is optimal),
    when the proven bound already equals ``ceil(z_RMLP)`` (no column can raise it), when
-   pricing finds nothing within its limits, or at ``max_iter`` / ``max_columns`` / the
+   pricing finds nothing within its limits, or at ``max_iter`` / ``_max_columns`` / the
    time limit.
 4. Restricted master IP in HiGHS (``restricted_ip.py``) (the same object, clause columns switched to binary),
    warm-started from the best of (a) a greedy rounding of the LP or a greedy cover, improved
@@ -46,7 +46,7 @@ Algorithm
 6. A bound still below one error's weight is raised to it when no rule set of complexity
    ``<= C`` is error-free by the packing bound (``packing.py``: positive groups that no
    clause covering no negative covers two at a time, too many to fit ``C``) or, where that
-   proves nothing and ``error_free_lp_node_limit`` allows, by the LP of the least-complexity
+   proves nothing and ``error_free_cover_lps`` allows, by the LP of the least-complexity
    error-free cover (``cover_lp.py``: column generation over those clauses, Farley's bound
    above ``C``, and where that LP is at most ``C``, a reduced-cost enumeration of the
    clauses an error-free rule set could use, then their cover IP).
@@ -79,7 +79,7 @@ lengths that fit in ``C``): ``bounds.py`` derives it and searches ``t`` each ite
 pricing's best clause is mild (``bound_search_steps`` branch-and-bound calls at larger ``t``,
 short clauses priced exactly, long ones only down to a small negative threshold), so that a
 fit stopped before the LP is optimal still certifies a bound ``B(mu) - t C - ...`` instead of
-``0``.  ``smoothing`` (Wentges) prices at a convex combination of the LP's duals and those of
+``0``.  ``_smoothing`` (Wentges) prices at a convex combination of the LP's duals and those of
 the best bound so far.  The certificate's message and ``stats["bound_class"]`` name the class
 the bound holds over (clauses of 1..D literals, the empty clause) and say when it is trivial.  Bounds are kept over the iterations (the best
 one is reported); ``history`` has one entry per iteration (``rmlp``, ``pricing_bound``,
@@ -96,7 +96,7 @@ search, no HiGHS solve), gap closing is skipped, and the bound is the best prove
 Gap closing.  The same inequality shows that a clause ``k`` can appear in a solution of
 objective ``<= UB - granularity`` only if ``rc_k <= UB - granularity - L -
 (N - 1) min(0, z_CG)``.  Enumerating all such clauses (a complete search, capped by
-``close_gap_max_columns``) and re-solving the restricted IP therefore solves the master IP
+``close_gap_columns``) and re-solving the restricted IP therefore solves the master IP
 exactly: the certificate's bound becomes the restricted IP's own proven bound.  An
 enumeration that its node limit or its cap cuts short has still returned every clause of
 reduced cost below its proven bound ``u`` on the rest (``u < T``, ``T`` the threshold above);
@@ -106,14 +106,12 @@ bound is a bound of the master IP (tried when it beats the bound so far).  The e
 is also a pricing proof at its duals (no clause it did not return costs less than ``u``), so
 the Lagrangian bound there, with the returned clauses as knapsack items, is tried too
 (``gap_closing._enumerated_lagrangian``).  With an integral
-objective the whole threshold gets half of ``close_gap_node_limit``; when that does not
+objective the whole threshold gets half of ``close_gap_nodes``; when that does not
 finish (its node limit, not the cap, stopped it), the rest climbs a ladder of lower
 thresholds, each the one that proves the next integer (``gap_closing.gap_ladder``;
 ``stats["gap_closing"]["ladder"]`` lists the rungs).  Past the cap the ladder is climbed only
-with ``close_gap_ladder_after_cap``: measured on the experiment runner's small protocol fits
-(``tests/test_runner.py``), whose enumerations reach the default cap of 10,000 clauses within
-10,000-60,000 nodes, the ladder then spent up to the rest of the 10^8 nodes on every fit (the
-tests 50 s slower in all).
+with ``ladder_after_cap``: a fit whose enumeration reaches the cap early would otherwise
+spend the rest of the node budget on the ladder.
 
 CNF (De Morgan).  A CNF over the features is the negation of a DNF over the negated
 features for the negated labels; we learn that DNF (labels and features complemented,
@@ -139,13 +137,13 @@ from .cover_lp import cover_lp_bound
 from .dive import dive
 from .gap_closing import close_gap, solve_small_class
 from .master import RestrictedMaster
-from .options import ColGenOptions, validate
+from .options import ColGenOptions, check_problem, resolve
 from .packing import least_error_weight, packing_bound
 from .polish import polish
 from .pricing import PricingRound, price
 from .restricted_ip import (STOPPED, RestrictedIP, resolve_after_dive, seconds_left,
                             solve_restricted_ip)
-from .state import Run, State, irredundant, reduced_cost
+from .state import CONFLICT_DETAIL, BoundKind, Run, State, irredundant, reduced_cost
 
 log = logging.getLogger(__name__)
 
@@ -188,14 +186,15 @@ class BoundState:
     """An upper bound on the objective (the empty rule set's)."""
     fingerprint: str
     """:meth:`State.fingerprint` of the instance solved."""
-    bound_kind: str
+    bound_kind: BoundKind
+    bound_detail: str
     bound_class: str
     share: float = 0.1
     """The share of ``z_RMLP`` the complexity-dual descent starts from (``bounds.py``): where
     the solve's last search at ``duals`` started, else where its next one would have."""
     searched_nodes: float = 0
     """The node budget of the last search the solve itself ran at ``duals`` on counted
-    limits alone (``final_bound_node_limit``, ``inf`` for none; 0: no such search).  The
+    limits alone (``final_bound_nodes``, ``inf`` for none; 0: no such search).  The
     descent from ``share`` is the same for every budget but in its last call's limit, so a
     budget no larger than this cannot raise the bound past the solve's."""
 
@@ -204,23 +203,32 @@ def _clean(cl) -> tuple[int, ...]:
     return tuple(sorted({int(j) for j in cl}))
 
 
-def solve(problem, options: ColGenOptions | None = None, *, callback=None,
-          **kwargs) -> ColgenSolution:
+def solve(problem, options: ColGenOptions | None = None, *, effort: str | None = None,
+          initial_clauses=None, initial_solution=None, callback=None,
+          **settings) -> ColgenSolution:
     """Learn a DNF (or CNF) rule set by column generation; returns a :class:`ColgenSolution`
     (unpacks as ``(RuleSet, Certificate)``).
 
-    Keyword arguments override fields of ``options`` (``memory_limit_mb``, ``history_every``
-    among them).  ``callback`` is called with the progress info dict of
+    ``settings`` are options by their flat names (:class:`ColGenOptions`), set over
+    ``options``; ``effort`` ("fast", "default", "certify": :mod:`.presets`) gives the budgets
+    neither sets.  Every option is checked before any work.  ``initial_clauses`` (clauses as
+    sets of feature indices in the learned DNF's features, e.g. the ``column_pool`` of an
+    earlier solve on the same data; longer than ``D``: skipped) start the master;
+    ``initial_solution`` (a rule set's clauses, e.g. an earlier ``solution_clauses``) is the
+    restricted IP's start when it fits ``C`` and beats the greedy one.  ``callback`` is called with the progress info dict of
     :mod:`rulecert.monitor` at every iteration and history sample; returning True stops the
     solve (``INTERRUPTED``).  Ctrl-C stops it cleanly too (the solve runs under
     :func:`rulecert.monitor.catch_interrupt`): the LP, pricing and the restricted IP are
     interrupted, and the rule set of the columns held is returned with the bound proven so
     far (the restricted IP is then only warm-started: greedy rounding and local search).
     """
-    o = dataclasses.replace(options or ColGenOptions(), **kwargs)
-    validate(problem, o)
+    if effort is not None:
+        o = resolve(effort, problem.n_samples, options, **settings)
+    else:
+        o = (options or ColGenOptions()).replace(**settings)
+    check_problem(problem)
     with catch_interrupt():
-        run = _setup(problem, o, callback)
+        run = _setup(problem, o, callback, initial_clauses, initial_solution)
         while run.stop is None:
             try:
                 if not run.check_stop():
@@ -232,7 +240,7 @@ def solve(problem, options: ColGenOptions | None = None, *, callback=None,
                          "interrupted (KeyboardInterrupt raised by the callback)")
         run.cg_time = time.perf_counter() - run.t0
         ip = solve_restricted_ip(run, _clean)
-        if o.dive and run.stop not in STOPPED + ("lp_failed",) and run.master.n_columns:
+        if o.primal.dive and run.stop not in STOPPED + ("lp_failed",) and run.master.n_columns:
             run.master.to_lp()
             run.dive = dive(run, lambda duals: lambda inst, r: _improving(run.st, duals, inst, r,
                                                                           o.tol))
@@ -248,31 +256,31 @@ def solve(problem, options: ColGenOptions | None = None, *, callback=None,
 
 
 # ---- setup --------------------------------------------------------------------------------
-def _setup(problem, o: ColGenOptions, callback=None) -> Run:
+def _setup(problem, o: ColGenOptions, callback=None, initial_clauses=None,
+           initial_solution=None) -> Run:
     """The transformed instance, the master and its first columns (the empty clause,
     ``initial_clauses`` and ``initial_solution``)."""
     t0 = time.perf_counter()
-    end = Deadline(o.time_limit, start=t0)
-    cg_end = Deadline(None if o.time_limit is None
-                      else (1.0 - o.ip_time_fraction) * float(o.time_limit), start=t0)
+    end = Deadline(o.limits.time_limit, start=t0)
+    cg_end = Deadline(None if o.limits.time_limit is None
+                      else (1.0 - o.limits._ip_time_fraction) * float(o.limits.time_limit), start=t0)
     st = State(problem, o)
     run = Run(o, st, RestrictedMaster(st.a, st.C, threads=1, seed=o.seed),
                np.random.default_rng(o.seed), end, cg_end, float(st.a.sum()),
                (1.0 - 1e-6) if st.integral else 1e-9,   # an integral objective moves by >= 1
                monitor=Monitor("colgen", deadline=Deadline(None, start=t0),
-                               memory_limit_mb=resolve_memory_limit_mb(o.memory_limit_mb),
+                               memory_limit_mb=resolve_memory_limit_mb(o.limits.memory_limit_mb),
                                callback=callback, history_every=o.history_every))
     run.master.monitor = run.monitor
-    b = conflict_bound(st)
-    if b > run.best_bound:
-        run.best_bound, run.bound_kind = b, ("lagrangian at the conflict duals (identical "
-                                             "samples with both labels)")
-    if o.empty_clause:
+    run.conflict_floor = conflict_bound(st)
+    run.offer_bound(run.conflict_floor, BoundKind.CONFLICT_FLOOR, CONFLICT_DETAIL)
+    if o.model.empty_clause:
         run.add_clauses([()])
-    if o.initial_clauses or o.initial_solution:
+    run.initial_solution = None if initial_solution is None else list(initial_solution)
+    if initial_clauses or initial_solution:
         init = []
-        for cl in map(_clean, list(o.initial_clauses or []) + list(o.initial_solution or [])):
-            if not cl and o.empty_clause:
+        for cl in map(_clean, list(initial_clauses or []) + list(initial_solution or [])):
+            if not cl and o.model.empty_clause:
                 continue   # already a column
             if not cl or max(cl) >= st.d or min(cl) < 0:
                 raise ValueError(f"initial clause {cl!r} is not a non-empty set of feature "
@@ -318,15 +326,15 @@ def _iterate(run: Run) -> None:
 def _separation_point(run: Run, lp: Duals) -> Duals:
     """Wentges smoothing: ``alpha mu_center + (1 - alpha) mu_LP`` with the LP's complexity
     dual, the center being the duals of the best Lagrangian bound so far;
-    ``alpha`` is ``smoothing`` to the power 1 + consecutive mis-pricings (the LP's duals
+    ``alpha`` is ``_smoothing`` to the power 1 + consecutive mis-pricings (the LP's duals
     once below 1%)."""
-    alpha = run.o.smoothing ** (1 + run.mispricings) if run.o.smoothing else 0.0
+    alpha = run.o.certification._smoothing ** (1 + run.mispricings) if run.o.certification._smoothing else 0.0
     if alpha < 0.01 or run.best_duals is None:
         return lp
     c = run.best_duals[1]
     # mu only: the complexity dual of the center was chosen by the bound's own search
     return read_duals(run.st, lp.rmlp, alpha * c.mu + (1 - alpha) * lp.mu, lp.lam,
-                      run.o.empty_clause)
+                      run.o.model.empty_clause)
 
 
 def _solve_lp(run: Run) -> Duals | None:
@@ -342,7 +350,7 @@ def _solve_lp(run: Run) -> Duals | None:
                   else Termination.ERROR), f"restricted master LP: {lp_res.message}")
         return None
     run.last_rmlp = lp_res.objective
-    return read_duals(run.st, lp_res.objective, mu, lam, run.o.empty_clause)
+    return read_duals(run.st, lp_res.objective, mu, lam, run.o.model.empty_clause)
 
 
 def _improving(st: State, duals: Duals, inst, r, tol: float) -> list[tuple[int, ...]]:
@@ -373,20 +381,22 @@ def _update_bound(run: Run, duals: Duals, rnd: PricingRound, smoothed: bool = Fa
     run.last_priced = (duals, zlb)
     sr = dual_search(run, duals, rnd)
     lb_it = sr.bound
-    if lb_it > run.best_bound:
-        run.best_bound = lb_it
-        if zlb >= -run.o.tol:
-            run.bound_kind = ("lagrangian at smoothed duals (pricing proved no negative "
-                              "reduced cost there)" if smoothed else "lp_optimal")
-        elif sr.t != duals.lam and sr.items:
-            run.bound_kind = (f"lagrangian, enumerated knapsack (the {sr.items} clauses of "
-                              f"negative reduced cost at complexity dual {sr.t:.6g} > LP's "
-                              f"{duals.lam:.6g}, each at most once, within C)")
-        elif sr.t != duals.lam:
-            run.bound_kind = (f"lagrangian normalised by complexity (complexity dual "
-                              f"{sr.t:.6g} > LP's {duals.lam:.6g}, bnb pricing bound)")
-        else:
-            run.bound_kind = f"lagrangian ({rnd.bound_kind} pricing bound)"
+    if zlb >= -run.o.tol and not smoothed:
+        run.offer_bound(lb_it, BoundKind.LP_OPTIMAL, "pricing proved no negative reduced cost")
+    elif zlb >= -run.o.tol:
+        run.offer_bound(lb_it, BoundKind.LAGRANGIAN, "at smoothed duals (pricing proved no "
+                        "negative reduced cost there)")
+    elif sr.t != duals.lam and sr.items:
+        run.offer_bound(lb_it, BoundKind.LAGRANGIAN,
+                        f"enumerated knapsack (the {sr.items} clauses of negative reduced cost "
+                        f"at complexity dual {sr.t:.6g} > LP's {duals.lam:.6g}, each at most "
+                        "once, within C)")
+    elif sr.t != duals.lam:
+        run.offer_bound(lb_it, BoundKind.LAGRANGIAN,
+                        f"normalised by complexity (complexity dual {sr.t:.6g} > LP's "
+                        f"{duals.lam:.6g}, bnb pricing bound)")
+    else:
+        run.offer_bound(lb_it, BoundKind.LAGRANGIAN, f"{rnd.bound_kind} pricing bound")
     if run.best_duals is None or lb_it >= run.best_duals[0]:
         run.best_duals = (lb_it, sr.duals, sr.z)
     if sr.clauses:
@@ -439,18 +449,18 @@ def _converged(run: Run, rnd: PricingRound) -> bool:
 
 
 def _add_round(run: Run, new: list) -> None:
-    """Add the round's columns (up to ``max_columns``) and apply the iteration limits."""
+    """Add the round's columns (up to ``_max_columns``) and apply the iteration limits."""
     o = run.o
-    if o.max_columns is not None:
-        room = o.max_columns - run.master.n_columns
+    if o.limits._max_columns is not None:
+        room = o.limits._max_columns - run.master.n_columns
         new = new[:max(0, room)]
     run.add_clauses(new)
     run.it += 1
-    if o.max_iter is not None and run.it >= o.max_iter:
-        run.halt("max_iter", Termination.ITERATION_LIMIT, f"max_iter={o.max_iter} reached")
-    elif o.max_columns is not None and run.master.n_columns >= o.max_columns:
+    if o.limits.max_iter is not None and run.it >= o.limits.max_iter:
+        run.halt("max_iter", Termination.ITERATION_LIMIT, f"max_iter={o.limits.max_iter} reached")
+    elif o.limits._max_columns is not None and run.master.n_columns >= o.limits._max_columns:
         run.halt("max_columns", Termination.ITERATION_LIMIT,
-                 f"max_columns={o.max_columns} reached")
+                 f"max_columns={o.limits._max_columns} reached")
 
 
 # ---- model and certificate ----------------------------------------------------------------
@@ -459,9 +469,9 @@ def _finalize(run: Run, ip: RestrictedIP, problem) -> ColgenSolution:
     o, st = run.o, run.st
     clauses = [st.clauses[k] for k in np.flatnonzero(ip.selected)]
     clauses.sort(key=lambda c: (len(c), c))
-    rs = RuleSet.from_feature_sets(clauses, o.form, problem.antecedent_names)
-    score = ruleset_objective(rs, problem, fn_weight=o.fn_weight, clause_penalty=o.clause_penalty,
-                              literal_penalty=o.literal_penalty)
+    rs = RuleSet.from_feature_sets(clauses, o.model.form, problem.antecedent_names)
+    score = ruleset_objective(rs, problem, fn_weight=o.model.fn_weight, clause_penalty=o.model.clause_penalty,
+                              literal_penalty=o.model.literal_penalty)
     objective = float(score.objective)
     if abs(objective - ip.objective) > 1e-6 * max(1.0, abs(objective)):
         raise RuntimeError(f"internal error: master objective {ip.objective} != exact "
@@ -477,7 +487,7 @@ def _finalize(run: Run, ip: RestrictedIP, problem) -> ColgenSolution:
         stats=_stats(run, ip, rs, score, clauses))
     if not cert.proven_optimal and unproven_msg is not None:
         cert.message = unproven_msg
-    said = bound_message(run.bound_kind, _bound_class(run), cert)
+    said = bound_message(run.bound_kind, run.bound_detail, _bound_class(run), cert)
     pk, ef = run.packing, run.error_free_lp
     if pk is not None and pk["stopped"]:
         said += " (the packing bound was tried, and the time limit stopped it)"
@@ -497,32 +507,32 @@ def _finalize(run: Run, ip: RestrictedIP, problem) -> ColgenSolution:
     share, searched = run.searched or (run.share, 0)
     state = None if run.last_priced is None else BoundState(
         o, run.last_priced[0], run.last_priced[1], run.ub_empty, st.fingerprint(),
-        run.bound_kind, _bound_class(run), share, searched)
+        run.bound_kind, run.bound_detail, _bound_class(run), share, searched)
     return ColgenSolution(rs, cert, list(st.clauses), [tuple(c) for c in clauses], state)
 
 
 def _packing(run: Run, objective: float) -> dict | None:
     """The packing bound (``packing.py``: no rule set of complexity ``<= C`` is error-free)
     when the bound proven so far is below one error's least weight, the rule set found has
-    an error and neither Ctrl-C, the memory cap nor the time limit stopped the solve (a
-    second at most on 10^4 groups: its work is capped, and it stops at the fit's deadline);
-    it raises ``run.best_bound`` when it proves.  Returns its stats (None: not tried)."""
+    an error and neither Ctrl-C, the memory cap nor the time limit stopped the solve (its
+    work is capped, and it stops at the fit's deadline); it raises ``run.best_bound`` when
+    it proves.  Returns its stats (None: not tried)."""
     st = run.st
     least = st.round_bound(least_error_weight(st))
     if run.best_bound >= least or objective < least or run.stop in STOPPED \
             or run.end.expired():
         return None
     pk = packing_bound(st, expired=run.end.expired)
-    if pk.bound > run.best_bound:
-        run.best_bound, run.bound_kind = pk.bound, f"packing: {pk.reason}"
-    elif run.o.error_free_lp_node_limit != 0 and not pk.stopped:
+    if run.offer_bound(pk.bound, BoundKind.PACKING, pk.reason):
+        pass
+    elif run.o.certification.error_free_cover_lps != 0 and not pk.stopped:
         run.error_free_lp = _error_free_lp(run)
     return pk.stats()
 
 
 def _error_free_lp(run: Run) -> dict | None:
     """The error-free cover LP bound (``cover_lp.py``) where the packing bound proved
-    nothing, seeded with the master's pure columns, with ``error_free_lp_node_limit`` cover
+    nothing, seeded with the master's pure columns, with ``error_free_cover_lps`` cover
     LPs and, under a time limit, :data:`ERROR_FREE_LP_TIME_SHARE` of the time left (all of it
     where the LP ceiling is at most the bound); it raises ``run.best_bound`` when it proves.
     Returns its stats (None: not tried)."""
@@ -532,11 +542,10 @@ def _error_free_lp(run: Run) -> dict | None:
     top = lp_ceiling(run)
     share = 1.0 if top is not None and top <= run.best_bound else ERROR_FREE_LP_TIME_SHARE
     end = None if run.end.end is None else t0 + share * (run.end.end - t0)
-    cl = cover_lp_bound(run.st, run.o.error_free_lp_node_limit, seeds=run.st.clauses,
+    cl = cover_lp_bound(run.st, run.o.certification.error_free_cover_lps, seeds=run.st.clauses,
                         deadline=end, workers=run.o.workers,
                         should_stop=run.monitor.should_stop)
-    if cl.bound > run.best_bound:
-        run.best_bound, run.bound_kind = cl.bound, f"error-free cover LP: {cl.reason}"
+    run.offer_bound(cl.bound, BoundKind.ERROR_FREE_COVER_LP, cl.reason)
     run.check_stop("the error-free cover LP", overriding=True)
     return cl.stats()
 
@@ -561,9 +570,9 @@ def _termination(run: Run, ip: RestrictedIP) -> tuple[Termination, str | None]:
 def _bound_class(run: Run) -> str:
     """The rule sets over which the lower bound holds."""
     st = run.st
-    cl = f"clauses of 1..{st.D} literals" + (" and the empty clause" if run.o.empty_clause else "")
+    cl = f"clauses of 1..{st.D} literals" + (" and the empty clause" if run.o.model.empty_clause else "")
     cx_ = f"complexity <= {st.C:g}" if st.C is not None else "any complexity (penalized)"
-    return f"{run.o.form.upper()} rule sets of {cx_} over {cl}"
+    return f"{run.o.model.form.upper()} rule sets of {cx_} over {cl}"
 
 
 def lp_ceiling(run: Run) -> float | None:
@@ -588,26 +597,33 @@ def _lp_ceiling_message(run: Run, cert: Certificate) -> str:
             f"needs a better rule set or a bound beyond the relaxation, such as branching)")
 
 
-def bound_message(kind: str, cls: str, cert: Certificate) -> str:
+def bound_message(kind: BoundKind, detail: str, cls: str, cert: Certificate) -> str:
     """The certificate message's account of the bound: which bound, over which rule sets."""
     if cert.lower_bound <= 0.0 and cert.objective > 0.0:
         return (f"the lower bound is trivial (0): nothing proven by pricing gave a positive "
                 f"bound over {cls}")
-    return f"lower bound ({kind}) over {cls}"
+    if kind is BoundKind.CONFLICT_FLOOR and not cert.proven_optimal:
+        return f"the lower bound is only the conflict floor ({detail}) over {cls}"
+    return f"lower bound ({kind.value}{': ' + detail if detail else ''}) over {cls}"
 
 
 def _stats(run: Run, ip: RestrictedIP, rs: RuleSet, score, clauses) -> dict:
     """The certificate's ``stats`` (a record for humans and JSON)."""
     st, stop = run.st, run.stop
-    return {"bound_kind": run.bound_kind, "bound_class": _bound_class(run),
-            "bound_trivial": run.best_bound <= 0.0, "stop_reason": stop, "cg_iterations": run.it,
+    top = lp_ceiling(run)
+    return {"bound_kind": run.bound_kind.value, "bound_detail": run.bound_detail,
+            "bound_class": _bound_class(run), "bound_trivial": run.best_bound <= 0.0,
+            "conflict_floor": run.conflict_floor,
+            "bound_is_conflict_floor": run.bound_kind is BoundKind.CONFLICT_FLOOR,
+            "bound_at_lp_ceiling": top is not None and run.best_bound >= top - 1e-9
+            and run.gap_open(ip.objective), "stop_reason": stop, "cg_iterations": run.it,
             "columns": run.master.n_columns, "rmlp_objective": run.last_rmlp,
             "lp_ceiling": lp_ceiling(run),
             "lp_converged": stop == "converged",
             "lp_bound_attained": stop in ("converged", "lp_bound_attained"),
             "pricing_calls": run.calls, "pricing_log": run.pricing_log,
             "sampled_pricing": run.sampled_any, "max_clause_length": st.D,
-            "complexity_bound": st.C, "form": run.o.form, "integral_objective": st.integral,
+            "complexity_bound": st.C, "form": run.o.model.form, "integral_objective": st.integral,
             "restricted_ip_objective": ip.objective, "restricted_ip_start": ip.start,
             "local_search": ip.local_search, "support_ip": ip.support,
             "restricted_ip_bound": ip.bound,

@@ -34,10 +34,9 @@ except Exception:  # pragma: no cover - reported by highs.new_highs
 
 PRESOLVE_SECONDS_PER_NONZERO = 1e-4
 """A time-limited restricted IP runs without presolve unless its limit is at least this many
-seconds per non-zero: HiGHS 1.12's MIP presolve does not check the time limit (measured on
-pima: 0.28 s against a 0.18 s limit at 9k non-zeros, 2.0 s against 1.4 s at 44k, 17 s against
-4.4 s at 268k; without presolve the limits held, and the 44k IP solved to optimality in 3.8 s
-instead of 7.2 s).  Untimed solves (and long limits, e.g. certification runs) keep it."""
+seconds per non-zero: HiGHS 1.12's MIP presolve does not check the time limit, and its
+time grows with the non-zeros.  Untimed solves (and long limits, e.g. certification runs)
+keep it."""
 IP_SETS = hx.SET_BY_SOLVE + ("presolve",)
 """The HiGHS options a restricted-IP solve (:meth:`RestrictedMaster.solve_ip`) sets itself."""
 SCAN_MAX_PAIRABLE = 3000
@@ -230,11 +229,10 @@ class RestrictedMaster:
         so with costs >= 0 it is best alone and is scanned alone; the others fit three at
         a time only from ``C = 6`` (complexity >= 2 each).  The fits of the simplest models
         (``C`` of 1 to 5, the start of a cross-validated path) otherwise ask HiGHS to branch
-        over thousands of columns of which at most two can be chosen (17 s on ILPD at
-        ``C = 3`` after gap closing).  Returns a :class:`~rulecert.mipmodels.highs.MipResult`
-        (optimal; ties: the first selection in this order, then by column index), or None
-        when more columns fit, the penalized form has no ``C``, or more than
-        :data:`SCAN_MAX_PAIRABLE` columns can pair."""
+        over thousands of columns of which at most two can be chosen.  Returns a
+        :class:`~rulecert.mipmodels.highs.MipResult` (optimal; ties: the first selection in
+        this order, then by column index), or None when more columns fit, the penalized form
+        has no ``C``, or more than :data:`SCAN_MAX_PAIRABLE` columns can pair."""
         if self.C is None or not self.n_columns:
             return None
         t0 = time.perf_counter()

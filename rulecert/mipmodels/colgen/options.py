@@ -1,14 +1,33 @@
-"""The options of a column-generation solve (:class:`ColGenOptions`) and their checks.
+"""The options of a column-generation solve, in frozen groups, checked once when built.
 
-:func:`validate` refuses bad options before any work, with a one-line message naming the
-option; the count limits are normalized in place on the solve's own copy.  The method the
-options steer is described in ``loop.py``; :func:`.presets.certification_options` gives the
-limits of a certification run.
+:class:`ColGenOptions` holds five groups and the run's plumbing:
+
+* :class:`ModelSpec` -- what is optimized (``C``, ``D``, the form, the weights, the penalties);
+* :class:`Limits` -- when to stop (seconds, iterations, memory, restricted-IP nodes);
+* :class:`PricingOptions` -- how columns are found (the chain of pricers and its budgets);
+* :class:`PrimalSteps` -- the improvers after the restricted IP (dive, polish);
+* :class:`CertificationSteps` -- the provers that raise the bound (the bound searches, gap
+  closing, the positive-side proof, the error-free cover LP).
+
+Every budget is named in what it counts: ``*_nodes`` branch-and-bound nodes, ``*_cover_lps``
+cover LPs, ``*_seconds`` wall-clock seconds, ``*_rounds`` pricing rounds, ``*_kicks`` local
+search kicks, ``*_columns`` clauses.  A budget of 0 switches its step off where the step has no
+other switch.
+
+Options are given flat, by field name: ``ColGenOptions.of(max_iter=5, beam_width=10)``,
+``options.replace(...)``, ``solve(problem, max_iter=5)`` and the estimators' ``solver_options``
+all go through :func:`resolve`, which names an unknown key with the nearest known ones and an
+old key with its new spelling, and checks every value before any work.  An effort level
+(``"fast"``, ``"default"``, ``"certify"``, :mod:`.presets`) gives the budgets a caller did not
+set.  Fields whose names begin with ``_`` are private: tests set them, users do not.
 """
 from __future__ import annotations
 
 import dataclasses
+import difflib
 import math
+from collections.abc import Mapping
+from numbers import Integral, Real
 
 import numpy as np
 
@@ -21,271 +40,415 @@ from .. import highs as hx
 from .master import IP_SETS
 from .pricing import PRICING_MODES
 
+TOL = 1e-7
+"""Reduced-cost tolerance: a clause improves the LP when its reduced cost is below ``-TOL``."""
 
-@dataclasses.dataclass
-class ColGenOptions:
-    """Options of :func:`solve` (see the module doc for the method)."""
+
+def _bool(value, name):
+    if not isinstance(value, (bool, np.bool_)):
+        raise ValueError(f"{name} must be True or False, got {value!r}")
+    return bool(value)
+
+
+def _count(value, name, minimum=0, allow_none=True):
+    if isinstance(value, bool):
+        raise ValueError(f"{name} must be an integer >= {minimum}"
+                         + (" or None" if allow_none else "") + f", got {value!r}")
+    return check_count_limit(value, name, minimum=minimum, allow_none=allow_none)
+
+
+def _number(value, name, *, low=0.0, low_open=False, high=None, high_open=True):
+    if isinstance(value, bool) or not isinstance(value, Real) or not math.isfinite(float(value)):
+        raise ValueError(f"{name} must be a finite number, got {value!r}")
+    v = float(value)
+    if v < low or (low_open and v == low) or (high is not None and (v > high or high_open and v == high)):
+        rng = f"{'>' if low_open else '>='} {low:g}" + (
+            "" if high is None else f" and {'<' if high_open else '<='} {high:g}")
+        raise ValueError(f"{name} must be {rng}, got {value!r}")
+    return v
+
+
+def _choice(value, name, allowed):
+    if value not in allowed:
+        raise ValueError(f"{name} must be one of {', '.join(map(repr, allowed))}, got {value!r}")
+    return value
+
+
+class _Group:
+    """A frozen group of options: its ``_check`` normalizes and refuses values when built."""
+
+    def __post_init__(self):
+        for name, value in self._check().items():
+            object.__setattr__(self, name, value)
+
+    def _check(self) -> dict:
+        return {}
+
+
+@dataclasses.dataclass(frozen=True)
+class ModelSpec(_Group):
+    """What the master IP optimizes: rule sets of complexity ``<= C`` (sum over clauses of
+    ``1 + literals``) over clauses of at most ``D`` literals, minimizing the Hamming loss
+    (``fn_weight`` per false negative, one per clause a negative sample satisfies) plus the
+    penalties."""
 
     complexity_bound: float | None = 30.0
-    """``C``: sum over clauses of (1 + literals) <= C.  ``None``: penalized form only."""
+    """``C``; ``None``: the penalized form only (a penalty must then be > 0)."""
     max_clause_length: int | None = None
     """``D``: literals per clause; default ``C - 1`` (no restriction), or 10 without ``C``."""
     empty_clause: bool = True
-    """Admit the empty conjunction (no literal: always true, complexity 1) as a clause.  The
-    paper's pricing problem (6)-(10) admits it and AIX360's BooleanRuleCG returns it, and
-    "predict 1 everywhere" is a model users expect; on by default (then ``C >= 1``; off: a
-    clause has >= 1 literal and ``C >= 2``).  It is a column of the master from the start,
-    so pricing searches the non-empty clauses only."""
+    """Admit the empty conjunction (always true, complexity 1), as the paper's pricing problem
+    (6)-(10) and AIX360 do; a column from the start, so pricing searches the non-empty clauses.
+    Off: every clause has a literal and ``C >= 2``."""
     form: str = "dnf"
+    """"dnf" or "cnf" (learned as the DNF of the negated features and labels)."""
     fn_weight: float = 1.0
-    """Weight of a false negative (of the learned class) relative to one false-positive hit."""
+    """Weight of a false negative relative to one clause hit on a negative sample."""
     clause_penalty: float = 0.0
-    """Objective cost per clause (penalized form, not scaled by n)."""
+    """Objective cost per clause (not scaled by n)."""
     literal_penalty: float = 0.0
-    """Objective cost per literal (penalized form, not scaled by n)."""
-    pricing: str = "auto"
-    """"auto": the greedy heuristic, the beam search, the exact branch-and-bound (first over
-    ``heuristic_max_length`` literals, then over D), then CP-SAT, each only when the
-    previous ones found no improving clause; "exact": CP-SAT first (the paper), the
-    heuristic when CP-SAT finds nothing; "bnb": as "auto" without CP-SAT;
-    "heuristic": the paper's greedy heuristic only."""
+    """Objective cost per literal (not scaled by n)."""
+
+    def _check(self):
+        _choice(self.form, "form", ("dnf", "cnf"))
+        out = {"empty_clause": _bool(self.empty_clause, "empty_clause"),
+               "fn_weight": _number(self.fn_weight, "fn_weight", low_open=True),
+               "clause_penalty": _number(self.clause_penalty, "clause_penalty"),
+               "literal_penalty": _number(self.literal_penalty, "literal_penalty")}
+        C = self.complexity_bound
+        if C is not None:
+            if isinstance(C, bool) or not isinstance(C, Real) or not math.isfinite(float(C)):
+                raise ValueError(f"complexity_bound C must be a finite number or None, got {C!r}")
+            check_complexity_bound(C, out["empty_clause"])
+            out["complexity_bound"] = C.item() if isinstance(C, np.generic) else C
+        elif out["clause_penalty"] + out["literal_penalty"] <= 0:
+            raise ValueError("without a complexity bound C the penalized form needs "
+                             "clause_penalty or literal_penalty > 0")
+        out["max_clause_length"] = _count(self.max_clause_length, "max_clause_length D", 1)
+        return out
+
+
+@dataclasses.dataclass(frozen=True)
+class Limits(_Group):
+    """When the solve stops: the whole solve's seconds, the column-generation iterations,
+    the resident-memory cap and the restricted IP's nodes (``None``: no such limit)."""
+
     time_limit: float | None = None
-    """Wall-clock limit of the whole solve (all phases).  A solve not proven optimal spends
-    what its phases leave of it on the bound (``bound_search.raise_bound_with_time_left``)."""
-    pricing_time_limit: float | None = 30.0
-    """Wall-clock limit of one CP-SAT pricing call."""
-    pricing_deterministic_time: float | None = None
-    """CP-SAT deterministic limit per pricing call (reproducible; use in tests)."""
-    bnb_found_node_limit: int | None = 200_000
-    """Return from a branch-and-bound pricing call once it holds an improving clause and has
-    expanded this many nodes, and a tenth as many since its first clause
-    (``pricing/bnb.py``'s ``FOUND_GRACE_DIVISOR``; None: search for the K best to the end)."""
-    bnb_node_limit: int | None = None
-    """Node limit of one branch-and-bound pricing call (deterministic; it is also stopped by
-    ``pricing_time_limit``); CP-SAT takes over when it neither finds nor proves."""
+    """Seconds of the whole solve (every phase; each step gets its share from the planner)."""
     max_iter: int | None = None
-    """Column-generation iterations (deterministic limit)."""
-    max_columns: int | None = None
+    """Column-generation iterations (deterministic)."""
+    memory_limit_mb: float | str | None = "auto"
+    """Resident-memory cap (:func:`rulecert.limits.resolve_memory_limit_mb`; "auto": the
+    default cap)."""
+    ip_nodes: int | None = None
+    """Branch-and-bound nodes of each restricted-IP solve (deterministic)."""
+    _ip_time_fraction: float = 0.25
+    """Share of ``time_limit`` kept for the restricted IP and the steps after it."""
+    _max_columns: int | None = None
+    """Most columns the master may hold (tests)."""
+
+    def _check(self):
+        check_time_limit(self.time_limit, "time_limit", allow_zero=False)
+        resolve_memory_limit_mb(self.memory_limit_mb)
+        return {"max_iter": _count(self.max_iter, "max_iter"),
+                "ip_nodes": _count(self.ip_nodes, "ip_nodes", 1),
+                "_max_columns": _count(self._max_columns, "_max_columns"),
+                "_ip_time_fraction": _number(self._ip_time_fraction, "_ip_time_fraction",
+                                             high=1.0)}
+
+
+@dataclasses.dataclass(frozen=True)
+class PricingOptions(_Group):
+    """How improving clauses are found (``pricing/``, the chain in ``pricing/chain.py``)."""
+
+    pricers: str = "auto"
+    """The chain of pricers: "auto" the greedy heuristic, the beam search, the exact
+    branch-and-bound (first over short clauses, then over ``D`` literals), then CP-SAT, each
+    only when the previous ones found no improving clause; "exact" CP-SAT first (the paper),
+    the heuristic when CP-SAT finds nothing; "bnb" as "auto" without CP-SAT; "heuristic" the
+    paper's greedy heuristic only."""
+    pricing_seconds: float | None = 30.0
+    """Seconds of one CP-SAT pricing call."""
+    pricing_deterministic_time: float | None = None
+    """CP-SAT's deterministic time per pricing call (reproducible)."""
+    pricing_nodes: int | None = None
+    """Nodes of one branch-and-bound pricing call (deterministic; CP-SAT takes over when it
+    neither finds nor proves)."""
     columns_per_iter: int = 50
-    heuristic_max_length: int = 5
-    adaptive_chain: bool = False
-    """Order the beam search and the short branch-and-bound by the work each has cost per
-    improving round so far in this solve (``pricing/chain.py``'s :func:`short_first`), not
-    always beam first.  Deterministic: work is counted (beam children, branch-and-bound
-    nodes), not timed.  On in :func:`~rulecert.mipmodels.colgen.certification_options`."""
-    heuristic_max_generated: int = 20000
+    """Most columns added per iteration."""
     beam_width: int = 5
-    """Width of the beam-search pricer (clauses kept per level; AIX360 uses 5); a search
-    that finds nothing is repeated with the width doubled, up to ``BEAM_WIDENING`` times
-    this width."""
+    """Clauses kept per level by the beam search (AIX360's width), doubled when it finds
+    nothing."""
+    adaptive_chain: bool = False
+    """Order the beam search and the short branch-and-bound by the counted work each has cost
+    per improving round in this solve (``pricing/chain.py``'s ``short_first``)."""
     sample_rows: int | None = 2000
     """Randomized pricing past this many distinct samples (None: never)."""
     max_nonzeros: int | None = 100_000
     """Sample the candidate features too past this many non-zeros in the sampled pricing."""
-    close_gap: bool = True
-    close_gap_max_columns: int = DEFAULT_CLOSE_GAP_MAX_COLUMNS
-    """Most clauses gap closing enumerates; an enumeration that reaches it does not close the
-    gap (what it still proves: the module doc's gap closing).  Enumerating and adding cost
-    about 75 us per clause (measured: 67,000 clauses took 5 s), time that a wall-clock limit
-    does not interrupt, so the default is small; certification runs raise it
-    (:func:`.presets.certification_options`: 100,000)."""
-    close_gap_node_limit: int | None = DEFAULT_CLOSE_GAP_NODE_LIMIT
-    """Branch-and-bound nodes of gap closing's enumerations in all (the whole threshold, then
-    the ladder); None: no limit."""
-    close_gap_ladder_after_cap: bool = False
-    """Climb gap closing's ladder (``gap_closing.gap_ladder``) also when the whole threshold's
-    enumeration reached ``close_gap_max_columns``, not only when its node limit stopped it.
-    Off by default: small fits reach the cap within tens of thousands of nodes and the ladder
-    would then spend up to the rest of ``close_gap_node_limit`` on each (the runner tests'
-    small protocol fits 50 s slower in all).  A certification run that can spend the time
-    turns it on (``brcg_bounds.py --ladder-after-cap``, ``rulecert brcg
-    --gap-ladder-after-cap``; measured there: ILPD at C = 10 124 -> 126 in 242 s, pima at
-    C = 20 114 -> 115 in 212 s); :func:`.presets.certification_options` leaves it off."""
-    local_search: bool = True
-    """Improve the restricted IP's greedy start by local search (``localsearch.py``)."""
+    _found_nodes: int | None = 200_000
+    """A branch-and-bound pricing call holding an improving clause returns after this many
+    nodes (and a tenth as many since its first clause); None: search to the end."""
+    _heuristic_max_length: int = 5
+    """Literals of the greedy heuristic's and the short branch-and-bound's clauses."""
+    _heuristic_max_generated: int = 20000
+    """Clauses the greedy heuristic generates per call."""
+
+    def _check(self):
+        _choice(self.pricers, "pricers", PRICING_MODES)
+        check_time_limit(self.pricing_seconds, "pricing_seconds", allow_zero=False)
+        return {"pricing_deterministic_time": check_positive(self.pricing_deterministic_time,
+                                                             "pricing_deterministic_time"),
+                "pricing_nodes": _count(self.pricing_nodes, "pricing_nodes", 1),
+                "columns_per_iter": _count(self.columns_per_iter, "columns_per_iter", 1, False),
+                "beam_width": _count(self.beam_width, "beam_width", 1, False),
+                "adaptive_chain": _bool(self.adaptive_chain, "adaptive_chain"),
+                "sample_rows": _count(self.sample_rows, "sample_rows", 1),
+                "max_nonzeros": _count(self.max_nonzeros, "max_nonzeros", 1),
+                "_found_nodes": _count(self._found_nodes, "_found_nodes", 1),
+                "_heuristic_max_length": _count(self._heuristic_max_length,
+                                                "_heuristic_max_length", 1, False),
+                "_heuristic_max_generated": _count(self._heuristic_max_generated,
+                                                   "_heuristic_max_generated", 0, False)}
+
+
+@dataclasses.dataclass(frozen=True)
+class PrimalSteps(_Group):
+    """The improvers: steps after the restricted IP that may return a better rule set."""
+
     dive: bool = False
-    """After the restricted IP, dive (``dive.py``): fix the largest fractional column to 1,
-    re-run column generation under the fixings, until the LP solution is integral; the
-    restricted IP is solved again over the dive's columns too, from the better of its own
-    selection and the dive's rule set (never worse than without the dive).  A primal
-    heuristic for when the restricted IP's columns combine badly (measured: wdbc at C = 20 2
-    -> 1 error, ionosphere at C = 20 6 -> 4); the bound is unchanged.  Off by default (it
-    can double a fit's pricing); :func:`.presets.certification_options` turns it on."""
-    dive_iterations: int = 20
-    """Pricing rounds of the dive after each fixing (and before the first when column
-    generation stopped with pricing still finding clauses), at most; a round that adds no
-    column ends them early."""
-    dive_node_limit: int | None = DEFAULT_DIVE_NODE_LIMIT
-    """Branch-and-bound pricing nodes of the dive: it prices while some are left, each
-    branch-and-bound call getting at most what was left when its round began (and
-    ``bnb_node_limit``; a round makes up to two such calls, four on sampled data), then goes
-    on fixing without pricing.  None: no limit but the calls' own."""
+    """Column-generation dive (``dive.py``): fix the largest fractional column, price again,
+    until the LP solution is integral; then the restricted IP over its columns too."""
+    dive_rounds: int = 20
+    """Pricing rounds of the dive after each fixing, at most."""
+    dive_nodes: int | None = DEFAULT_DIVE_NODE_LIMIT
+    """Branch-and-bound pricing nodes of the whole dive; then it fixes without pricing."""
     polish: bool = True
-    """After the restricted IP (and the dive), polish its rule set by local search over
-    literals (``polish.py``: drop, add or swap a literal, drop a clause, add a clause of one
-    or two literals, with random kicks), reaching clauses no pricing round generated; the
-    clauses of a better rule set become master columns before gap closing."""
-    polish_iterations: int = 200
-    """Kicks of the polishing search (each followed by a descent); 0: the descent alone.
-    Under a time limit it also stops at ``polish.POLISH_SHARE`` of the time left."""
-    ip_time_fraction: float = 0.25
-    """Share of ``time_limit`` kept for the restricted IP and gap closing."""
-    ip_node_limit: int | None = None
-    ip_options: dict | None = None
-    """HiGHS options of the restricted IP's solves (names to values, checked against HiGHS
-    before any work), e.g. :data:`.restricted_ip.LIGHT_IP_OPTIONS` for a cheaper IP without
-    strong branching or root heuristics (``brcg_table.py --light-ip``).  Deterministic like
-    the defaults; they change which rule set a node limit stops at, never the validity of the
-    certificate.  The options rulecert sets itself (limits, gaps, seed, threads, presolve)
-    are refused: use ``time_limit``, ``ip_node_limit``, ``seed`` and ``workers``."""
-    initial_solution: list | None = None
-    """A rule set (clauses as sets of feature indices) to start the restricted IP from when
-    it fits the complexity bound and beats the greedy start, e.g. the solution for a smaller
-    C; its clauses are added to the columns."""
-    initial_clauses: list | None = None
-    """Clauses (sets of feature indices, in the learned DNF's features) to start from, e.g.
-    the ``column_pool`` of an earlier :class:`ColgenSolution` on the same data (any complexity bound:
-    a clause is a valid column whatever C is).  Clauses longer than D are skipped."""
-    smoothing: float = 0.0
-    """Wentges dual smoothing ``alpha`` in [0, 1) (0: price at the LP's duals)."""
+    """Local search over literals from the restricted IP's rule set (``polish.py``)."""
+    polish_kicks: int = 200
+    """Random kicks of the polishing search, each followed by a descent (0: the descent)."""
+    ip_options: Mapping | None = None
+    """HiGHS options of the restricted IP (names to values, checked against HiGHS), e.g.
+    :data:`.restricted_ip.LIGHT_IP_OPTIONS`; the options rulecert sets itself are refused."""
+    _local_search: bool = True
+    """Improve the restricted IP's greedy start by local search (``localsearch.py``)."""
+
+    def _check(self):
+        ip = hx.check_options(None if self.ip_options is None else dict(self.ip_options),
+                              "ip_options", reserved=IP_SETS, instead=IP_OPTIONS_INSTEAD)
+        return {"dive": _bool(self.dive, "dive"), "polish": _bool(self.polish, "polish"),
+                "_local_search": _bool(self._local_search, "_local_search"),
+                "dive_rounds": _count(self.dive_rounds, "dive_rounds", 0, False),
+                "dive_nodes": _count(self.dive_nodes, "dive_nodes"),
+                "polish_kicks": _count(self.polish_kicks, "polish_kicks", 0, False),
+                "ip_options": ip or None}
+
+
+@dataclasses.dataclass(frozen=True)
+class CertificationSteps(_Group):
+    """The provers: steps that raise the certified lower bound."""
+
     bound_search_steps: int = 3
     """Pricing calls per iteration that search the complexity dual maximising the Lagrangian
-    bound (``bounds.py``: the bound normalised by clause complexity); 0: the paper's bound at
-    the LP's dual only.  A search that does not raise the best bound sends the next one 2, 4,
-    8, ... iterations later (and one runs at the last of ``max_iter``); under a time limit
-    the searches share ``BOUND_SEARCH_SHARE`` of column generation's time."""
-    bound_short_length: int = 3
-    """In that search, clauses of at most this many literals are priced exactly and longer
-    ones (at most ``floor(C / (length + 2))`` fit) only down to a small negative threshold."""
-    bound_node_limit: int | None = DEFAULT_BOUND_NODE_LIMIT
-    """Node limit of each of those branch-and-bound calls (deterministic; a call stopped by
-    it still proves a bound)."""
-    final_bound_node_limit: int | None = DEFAULT_FINAL_BOUND_NODE_LIMIT
-    """Branch-and-bound nodes of the last search *in all*, when pricing found no clause and
-    column generation stops: a descent in the complexity dual ``t``
-    (``bounds.complexity_dual_descent``), each proof at a smaller ``t`` worth more nodes
-    (measured on pima's final duals at C = 10, bound / nodes of the proof: 103 / 0.64 million
-    at t = 8.5, 123 / 2.8 million at t = 6.5, 143 / 16 million at t = 4.5, 153 / 46 million
-    at t = 3.5; about 0.7 million nodes a second).  On those duals the descent certifies 113
-    with 5 million nodes and 132 with 20 million (the former bisection, 10 calls of 2 million
-    nodes each: 108 with 16.9 million); pima's at C = 20: 71 with 20 million (48).  The
-    default, 5 million, keeps small cross-validated fits as fast as before (20 million made
-    the runner tests' 27-cell study 30% slower); certification runs raise it
-    (``brcg_bounds.py``: 10^8 per 2000 rows) or call ``strengthen_bound``.  None: no budget
-    (each call still stops at 8 times the nodes of the last proof)."""
-    positive_side_node_limit: int | None = 0
-    """Cover LPs of the positive-side pricing proof at the end of a solve whose gap is open
-    (``bound_search.positive_side_search``, ``pricing/positive.py``): at the duals of the
-    master LP over every column held, it proves ``rc >= u`` for every clause, ``u`` the
-    threshold that makes the Lagrangian bound (``bounds.py``, ``L + N u``) the LP bound
-    rounded up, or lower when a clause below it exists or the proof is too costly.  It branches on the groups a clause covers, not on
-    literals, and proves such thresholds where the literal branch-and-bound cannot (WDBC at
-    C = 10: the bound 3 -> 11 over the objective 12).  0: off (the default: each cover LP
-    costs milliseconds); None: no limit; :func:`.presets.certification_options` gives
-    500,000 per 2000 rows."""
-    error_free_lp_node_limit: int | None = 0
-    """Cover LPs of the error-free cover LP bound's proofs, in all (``cover_lp.py``): tried
-    after the packing bound at the end of a solve whose bound is below one error's weight,
-    it solves the LP of the least-complexity error-free rule set by column generation over
-    pure clauses and proves, by Farley's bound, that the LP exceeds ``C`` (then every rule
-    set of complexity ``<= C`` errs), where the packing bound's clique is too light.  0: off
-    (the default: it can take minutes and prove nothing;
-    :func:`.presets.certification_options` gives 500,000 per 2000 rows); None: no limit.
-    Its column generation also stops after ``cover_lp.MAX_ITER`` iterations."""
-    workers: int = 1
-    """Threads of the branch-and-bound searches (pricing, the bound's searches, gap
-    closing: ``pricing/bnb.py`` deals the tree to them, deterministically for a given
-    number) and of CP-SAT; the HiGHS master and restricted IP run on one."""
-    seed: int = DEFAULT_SEED
-    tol: float = 1e-7
-    memory_limit_mb: float | str | None = "auto"
-    """Resident-memory cap of the solve (:func:`rulecert.limits.resolve_memory_limit_mb`:
-    "auto" is the default cap, None none).  Column generation stops at it with
-    ``MEMORY_LIMIT`` (the rule set of the columns held, the bound proven so far)."""
-    history_every: float = 1.0
-    """Seconds between the history's periodic samples during the restricted IP (column
-    generation samples every iteration)."""
+    bound (``bounds.py``); 0: the paper's bound at the LP's duals only."""
+    bound_nodes: int | None = DEFAULT_BOUND_NODE_LIMIT
+    """Nodes of each of those branch-and-bound calls."""
+    final_bound_nodes: int | None = DEFAULT_FINAL_BOUND_NODE_LIMIT
+    """Nodes in all of the descent in the complexity dual when column generation stops."""
+    close_gap: bool = True
+    """Gap closing: enumerate every clause that could enter a better rule set, re-solve."""
+    close_gap_columns: int = DEFAULT_CLOSE_GAP_MAX_COLUMNS
+    """Most clauses gap closing enumerates (one that reaches it does not close the gap)."""
+    close_gap_nodes: int | None = DEFAULT_CLOSE_GAP_NODE_LIMIT
+    """Branch-and-bound nodes of gap closing's enumerations in all."""
+    ladder_after_cap: bool = False
+    """Climb gap closing's ladder of lower thresholds also when the enumeration reached
+    ``close_gap_columns``, not only when its node budget stopped it."""
+    positive_side_cover_lps: int | None = 0
+    """Cover LPs of the positive-side pricing proof of a solve whose gap is open (0: off)."""
+    error_free_cover_lps: int | None = 0
+    """Cover LPs of the error-free cover LP bound's proofs (0: off)."""
+    _smoothing: float = 0.0
+    """Wentges dual smoothing ``alpha`` in [0, 1) (0: price at the LP's duals)."""
+    _bound_short_length: int = 3
+    """In the per-iteration bound search, clauses of at most this many literals are priced
+    exactly, longer ones only down to a small negative threshold."""
+
+    def _check(self):
+        return {"bound_search_steps": _count(self.bound_search_steps, "bound_search_steps", 0,
+                                             False),
+                "bound_nodes": _count(self.bound_nodes, "bound_nodes"),
+                "final_bound_nodes": _count(self.final_bound_nodes, "final_bound_nodes"),
+                "close_gap": _bool(self.close_gap, "close_gap"),
+                "close_gap_columns": _count(self.close_gap_columns, "close_gap_columns", 1,
+                                            False),
+                "close_gap_nodes": _count(self.close_gap_nodes, "close_gap_nodes", 1),
+                "ladder_after_cap": _bool(self.ladder_after_cap, "ladder_after_cap"),
+                "positive_side_cover_lps": _count(self.positive_side_cover_lps,
+                                                  "positive_side_cover_lps"),
+                "error_free_cover_lps": _count(self.error_free_cover_lps,
+                                               "error_free_cover_lps"),
+                "_smoothing": _number(self._smoothing, "_smoothing", high=1.0),
+                "_bound_short_length": _count(self._bound_short_length, "_bound_short_length",
+                                              1, False)}
 
 
-IP_OPTIONS_INSTEAD = {"time_limit": "time_limit", "mip_max_nodes": "ip_node_limit",
+IP_OPTIONS_INSTEAD = {"time_limit": "time_limit", "mip_max_nodes": "ip_nodes",
                       "random_seed": "seed", "threads": "workers", "output_flag": "verbose"}
-"""The options to use instead of the HiGHS options the restricted IP sets itself
-(``master.IP_SETS``; the others, e.g. the gaps that make "optimal" mean proven, rulecert
-decides)."""
+"""The options to use instead of the HiGHS options the restricted IP sets itself."""
+
+GROUPS = {"model": ModelSpec, "limits": Limits, "pricing": PricingOptions,
+          "primal": PrimalSteps, "certification": CertificationSteps}
+"""The groups of :class:`ColGenOptions`, by attribute name."""
+
+PLUMBING = ("workers", "seed", "history_every")
+"""The run's plumbing: fields of :class:`ColGenOptions` itself."""
+
+GROUP_OF = {f.name: group for group, cls in GROUPS.items() for f in dataclasses.fields(cls)}
+"""Every group field's group (field names are unique across the groups)."""
+
+RENAMED = {
+    "pricing": "pricers", "pricing_time_limit": "pricing_seconds",
+    "bnb_node_limit": "pricing_nodes", "ip_node_limit": "ip_nodes",
+    "dive_iterations": "dive_rounds", "dive_node_limit": "dive_nodes",
+    "polish_iterations": "polish_kicks", "bound_node_limit": "bound_nodes",
+    "final_bound_node_limit": "final_bound_nodes", "close_gap_max_columns": "close_gap_columns",
+    "close_gap_node_limit": "close_gap_nodes", "close_gap_ladder_after_cap": "ladder_after_cap",
+    "positive_side_node_limit": "positive_side_cover_lps",
+    "error_free_lp_node_limit": "error_free_cover_lps",
+    "bnb_found_node_limit": None, "heuristic_max_length": None, "heuristic_max_generated": None,
+    "smoothing": None, "bound_short_length": None, "ip_time_fraction": None, "max_columns": None,
+    "local_search": None, "tol": None,
+}
+"""Old option names: the new name, or None for an option that is no longer a setting."""
+
+MOVED = {"initial_clauses": "solve(problem, ..., initial_clauses=...)",
+         "initial_solution": "solve(problem, ..., initial_solution=...)",
+         "certification_options": "effort='certify'"}
+"""Old option names that are now something other than an option."""
 
 
-def validate(problem, o: ColGenOptions) -> None:
-    """Refuse bad options before any work (limits by :mod:`rulecert.limits`); ``o`` is the
-    solve's own copy, its count limits are normalized in place."""
-    if o.form not in ("dnf", "cnf"):
-        raise ValueError(f"form must be 'dnf' or 'cnf', got {o.form!r}")
-    if o.pricing not in PRICING_MODES:
-        raise ValueError(f"pricing must be one of {PRICING_MODES}, got {o.pricing!r}")
-    C = o.complexity_bound
-    if C is not None:
-        if not isinstance(C, (int, float, np.integer, np.floating)) or not math.isfinite(float(C)):
-            raise ValueError(f"complexity_bound C must be a finite number or None, got {C!r}")
-        check_complexity_bound(C, o.empty_clause)
-    D = o.max_clause_length
-    if D is not None and (not isinstance(D, (int, np.integer)) or D < 1):
-        raise ValueError(f"max_clause_length D must be an integer >= 1, got {D!r}")
-    for name in ("clause_penalty", "literal_penalty"):
-        val = getattr(o, name)
-        if not math.isfinite(val) or val < 0:
-            raise ValueError(f"{name} must be finite and >= 0, got {val!r}")
-    if not math.isfinite(o.fn_weight) or o.fn_weight <= 0:
-        raise ValueError(f"fn_weight must be finite and > 0, got {o.fn_weight!r}")
-    if C is None and o.clause_penalty + o.literal_penalty <= 0:
-        raise ValueError("without a complexity bound C the penalized form needs clause_penalty "
-                         "or literal_penalty > 0")
-    for name in ("time_limit", "pricing_time_limit"):
-        check_time_limit(getattr(o, name), name, allow_zero=False)  # a phase needs time
-    check_positive(o.pricing_deterministic_time, "pricing_deterministic_time")
-    resolve_memory_limit_mb(o.memory_limit_mb)
-    if (isinstance(o.history_every, bool) or not isinstance(o.history_every, (int, float))
-            or not o.history_every >= 0):
-        raise ValueError(f"history_every must be a number of seconds >= 0, got {o.history_every!r}")
-    o.ip_options = hx.check_options(o.ip_options, "ip_options", reserved=IP_SETS,
-                                    instead=IP_OPTIONS_INSTEAD)
-    for name in ("max_iter", "max_columns", "ip_node_limit", "bound_node_limit",
-                 "final_bound_node_limit"):
-        setattr(o, name, check_count_limit(getattr(o, name), name, minimum=0))
-    o.close_gap_node_limit = check_count_limit(o.close_gap_node_limit, "close_gap_node_limit")
-    o.workers = check_count_limit(o.workers, "workers")
-    if o.workers is None:
-        raise ValueError("workers must be an integer >= 1, got None")
-    o.dive_node_limit = check_count_limit(o.dive_node_limit, "dive_node_limit", minimum=0)
-    o.positive_side_node_limit = check_count_limit(o.positive_side_node_limit,
-                                                   "positive_side_node_limit", minimum=0)
-    o.error_free_lp_node_limit = check_count_limit(o.error_free_lp_node_limit,
-                                                   "error_free_lp_node_limit", minimum=0)
-    for name in ("dive_iterations", "polish_iterations"):   # counts without a "no limit"
-        setattr(o, name, check_count_limit(getattr(o, name), name, minimum=0))
-        if getattr(o, name) is None:
-            raise ValueError(f"{name} must be an integer >= 0, got None")
-    for name in ("close_gap_ladder_after_cap", "dive", "polish"):
-        if not isinstance(getattr(o, name), (bool, np.bool_)):
-            raise ValueError(f"{name} must be True or False, got {getattr(o, name)!r}")
-    K = o.close_gap_max_columns
-    if isinstance(K, bool) or not isinstance(K, (int, np.integer)) or K < 1:
-        raise ValueError(f"close_gap_max_columns must be a positive integer, got {K!r}")
-    if isinstance(o.bound_search_steps, bool) or not isinstance(o.bound_search_steps, (int, np.integer)) \
-            or o.bound_search_steps < 0:
-        raise ValueError(f"bound_search_steps must be an integer >= 0, got {o.bound_search_steps!r}")
-    if o.bound_short_length < 1:
-        raise ValueError(f"bound_short_length must be >= 1, got {o.bound_short_length!r}")
-    if o.columns_per_iter < 1 or o.heuristic_max_length < 1 or o.heuristic_max_generated < 0:
-        raise ValueError("columns_per_iter and heuristic_max_length must be >= 1")
-    if not isinstance(o.adaptive_chain, (bool, np.bool_)):
-        raise ValueError(f"adaptive_chain must be True or False, got {o.adaptive_chain!r}")
-    if (isinstance(o.beam_width, bool) or not isinstance(o.beam_width, (int, np.integer))
-            or o.beam_width < 1):
-        raise ValueError(f"beam_width must be an integer >= 1, got {o.beam_width!r}")
-    if not 0 <= o.smoothing < 1:
-        raise ValueError(f"smoothing must be in [0, 1), got {o.smoothing!r}")
-    if not 0 <= o.ip_time_fraction < 1:
-        raise ValueError(f"ip_time_fraction must be in [0, 1), got {o.ip_time_fraction!r}")
+def unknown_key(key: str, known, what: str = "option") -> ValueError:
+    """The error for an unknown option ``key``: its new spelling if it was renamed, else the
+    nearest known names."""
+    if key in RENAMED:
+        new = RENAMED[key]
+        if new is None:
+            return ValueError(f"{what} {key!r} is no longer a setting (the solver chooses it)")
+        return ValueError(f"{what} {key!r} was renamed: use {new!r}")
+    if key in MOVED:
+        return ValueError(f"{what} {key!r} is no longer an option: use {MOVED[key]}")
+    near = difflib.get_close_matches(key, [k for k in known if not k.startswith("_")], n=3)
+    hint = f"; did you mean {' or '.join(map(repr, near))}?" if near else ""
+    return ValueError(f"unknown {what} {key!r}{hint} (known: "
+                      f"{', '.join(sorted(k for k in known if not k.startswith('_')))})")
+
+
+@dataclasses.dataclass(frozen=True)
+class ColGenOptions:
+    """Options of :func:`~rulecert.mipmodels.colgen.solve`: five frozen groups and the run's
+    plumbing.  Build them flat with :meth:`of` or :func:`resolve`; every value is checked
+    when its group is built."""
+
+    model: ModelSpec = ModelSpec()
+    limits: Limits = Limits()
+    pricing: PricingOptions = PricingOptions()
+    primal: PrimalSteps = PrimalSteps()
+    certification: CertificationSteps = CertificationSteps()
+    workers: int = 1
+    """Threads of the branch-and-bound searches (deterministic for a given number) and of
+    CP-SAT; the HiGHS master and restricted IP run on one."""
+    seed: int = DEFAULT_SEED
+    history_every: float = 1.0
+    """Seconds between the history's periodic samples during the restricted IP."""
+
+    def __post_init__(self):
+        for name, cls in GROUPS.items():
+            if not isinstance(getattr(self, name), cls):
+                raise ValueError(f"{name} must be a {cls.__name__}, got "
+                                 f"{type(getattr(self, name)).__name__}")
+        workers = _count(self.workers, "workers", 1, False)
+        seed = _count(self.seed, "seed", 0, False)
+        every = self.history_every
+        if isinstance(every, bool) or not isinstance(every, Real) or not every >= 0:
+            raise ValueError(f"history_every must be a number of seconds >= 0, got {every!r}")
+        object.__setattr__(self, "workers", workers)
+        object.__setattr__(self, "seed", seed)
+
+    @property
+    def tol(self) -> float:
+        return TOL
+
+    @classmethod
+    def of(cls, **flat) -> ColGenOptions:
+        """The defaults with ``flat`` options (field names of any group) set."""
+        return cls().replace(**flat)
+
+    def replace(self, **flat) -> ColGenOptions:
+        """These options with ``flat`` options (field names of any group, or of the plumbing)
+        set; an unknown or old name, or a bad value, raises a ValueError naming it."""
+        per_group: dict[str, dict] = {}
+        top = {}
+        for key, value in flat.items():
+            if isinstance(value, np.generic):
+                value = value.item()
+            if key in PLUMBING:
+                top[key] = value
+            elif key in GROUP_OF:
+                per_group.setdefault(GROUP_OF[key], {})[key] = value
+            else:
+                raise unknown_key(key, list(GROUP_OF) + list(PLUMBING))
+        for group, values in per_group.items():
+            top[group] = dataclasses.replace(getattr(self, group), **values)
+        return dataclasses.replace(self, **top)
+
+    def flat(self) -> dict:
+        """Every option by its flat name (private ones included)."""
+        out = {name: getattr(self, name) for name in PLUMBING}
+        for group in GROUPS:
+            g = getattr(self, group)
+            out.update({f.name: getattr(g, f.name) for f in dataclasses.fields(g)})
+        return out
+
+
+SOLVER_OPTIONS = tuple(sorted(k for k in GROUP_OF if not k.startswith("_")))
+"""The keys an estimator's ``solver_options`` may hold (every public group field)."""
+
+
+def resolve(effort: str = "default", rows: int | None = None, base: ColGenOptions | None = None,
+            **flat) -> ColGenOptions:
+    """The options of a solve: ``base`` (default: the defaults), then the budgets of the
+    ``effort`` level on ``rows`` rows (:func:`.presets.effort_settings`), then ``flat``."""
+    from .presets import effort_settings
+    settings = effort_settings(effort, rows)
+    return (base or ColGenOptions()).replace(**{**settings, **flat})
+
+
+def check_solver_options(solver_options, reserved=()) -> dict:
+    """An estimator's ``solver_options`` checked before any work: a mapping of
+    :data:`SOLVER_OPTIONS` keys (not the estimator's own parameters, ``reserved``) to values;
+    returns a plain dict.  Values are checked when the options are built."""
+    if solver_options is None:
+        return {}
+    if not isinstance(solver_options, Mapping):
+        raise ValueError(f"solver_options must be a dict of option names to values, got "
+                         f"{type(solver_options).__name__}")
+    out = {}
+    for key, value in solver_options.items():
+        if not isinstance(key, str):
+            raise ValueError(f"solver_options: option names are strings, got {key!r}")
+        if key in reserved:
+            raise ValueError(f"solver_options: {key!r} is a parameter of the estimator; set it "
+                             "there")
+        if key not in SOLVER_OPTIONS:
+            raise unknown_key(key, [k for k in SOLVER_OPTIONS if k not in reserved],
+                              "solver option")
+        out[key] = value
+    return out
+
+
+def check_problem(problem) -> None:
+    """What a solve refuses in the problem itself, before any work."""
     if problem.n_antecedents == 0:
         raise ValueError("the problem has no binary features")
     problem.check_two_classes()
-

@@ -32,8 +32,7 @@ What it can and cannot prove: the clique, each member priced at ``1 + l_i``, is 
 dual solution of the LP relaxation of the least-complexity error-free cover (a pure clause
 covers at most one member, at complexity at least its price), so it never proves more than
 that LP.  Its use is that it needs no pricing proof: it holds when column generation stopped
-before its own bound became positive (ILPD at ``C = 10`` on ``brcg_table.py``'s counted
-limits: 0 -> 1).  Where the master LP itself is 0 (wdbc at ``C = 20``: fractions of pure
+before its own bound became positive.  Where the master LP itself is 0 (fractions of pure
 clauses fit the budget), it proves nothing either; only integer reasoning could
 (``cover_lp.py``'s reduced-cost enumeration proves it).  It is tried after gap closing when
 the bound is still below one error's weight (``loop._packing``).

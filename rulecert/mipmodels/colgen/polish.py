@@ -15,13 +15,9 @@ samples ``base`` covers: the objective ``sum_g a_g [g uncovered] + sum_k neg(cov
 ``base``'s baseline; the new clauses of two literals, all pairs at once, by one product
 ``X^T diag(w) X``.  Best-improvement descent, then iterated local search: a kick (drop a
 clause or replace a literal at random, once or twice), descent, the result kept when it is
-no worse.  Deterministic for a seed and ``polish_iterations`` kicks unless a time limit cuts
+no worse.  Deterministic for a seed and ``polish_kicks`` kicks unless a time limit cuts
 it short.  Clauses it finds become master columns, so gap closing and the certificate see
 them.
-
-Measured (full data, C = 10, :func:`.presets.certification_options`, 300 s): ILPD's
-restricted IP gave 149 from column generation's columns; this search from the empty rule set
-finds 146-147 within 1-20 s (scratch probe, seeds 1-3).
 """
 from __future__ import annotations
 
@@ -210,12 +206,12 @@ class LiteralSearch:
 
 
 def polish(run: Run, ip: RestrictedIP) -> None:
-    """Polish ``ip``'s rule set by :class:`LiteralSearch` (``polish_iterations`` kicks); a
+    """Polish ``ip``'s rule set by :class:`LiteralSearch` (``polish_kicks`` kicks); a
     better rule set's clauses become master columns and its selection the incumbent.  Ctrl-C,
     the callback or the memory cap stops it between kicks, with the best rule set so far, and
     halts the solve."""
     o, st, master = run.o, run.st, run.master
-    if not o.polish or run.stop in STOPPED or run.check_stop() or run.end.expired():
+    if not o.primal.polish or run.stop in STOPPED or run.check_stop() or run.end.expired():
         return
     if not run.gap_open(ip.objective):
         return   # proven optimal already
@@ -223,8 +219,8 @@ def polish(run: Run, ip: RestrictedIP) -> None:
     deadline = None if run.end.end is None else \
         t0 + POLISH_SHARE * max(0.0, run.end.remaining(0.0))
     start = [st.clauses[k] for k in np.flatnonzero(ip.selected)]
-    ls = LiteralSearch(st, o.empty_clause)
-    r = ls.search(start, o.polish_iterations, o.seed, deadline,
+    ls = LiteralSearch(st, o.model.empty_clause)
+    r = ls.search(start, o.primal.polish_kicks, o.seed, deadline,
                   stop=lambda: run.check_stop("polishing", overriding=True) is not None)
     info = {"objective_before": ip.objective, "objective": ip.objective, "kicks": r["kicks"],
             "moves": r["moves"], "new_columns": 0}
@@ -244,7 +240,5 @@ def polish(run: Run, ip: RestrictedIP) -> None:
 
 POLISH_SHARE = 0.5
 """Under a time limit, the share of the time left that polishing may use (the rest goes to
-gap closing and the bound).  A tenth was too little where limits are short: on fold 5 of
-``bench_brcg.py``'s banknote (0.85 s, AIX360's Hamming loss 21) the restricted IP returned
-23 and polishing, with a tenth of the time left, ran 3-19 kicks; 200 kicks (0.17 s) take that
-23 to 21.  Fits with minutes of time end polishing by their kick count within seconds."""
+gap closing and the bound).  A smaller share leaves a fit with a short limit too few kicks
+to improve its rule set; a fit with a long limit ends polishing by its kick count first."""

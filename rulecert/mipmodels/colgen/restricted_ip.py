@@ -26,11 +26,9 @@ LOCAL_SEARCH_SHARE = 0.2
 LIGHT_IP_OPTIONS = {"mip_pscost_minreliable": 0, "mip_heuristic_effort": 0.0,
                     "mip_heuristic_run_rins": False, "mip_heuristic_run_rens": False,
                     "mip_heuristic_run_root_reduced_cost": False}
-"""HiGHS options (``ColGenOptions.ip_options``) for a cheaper restricted IP under a node
+"""HiGHS options (``ColGenOptions.primal.ip_options``) for a cheaper restricted IP under a node
 limit: no strong branching (pseudocosts are trusted from the first branching) and no root
-sub-MIP heuristics; the warm start already is a good incumbent.  Measured on ILPD
-(``max_iter`` 20, 200,000 pricing nodes, 500 IP nodes, C = 5, 15, 35): 84 s of fitting with
-HiGHS's defaults, 42 s with these, the same objectives."""
+sub-MIP heuristics; the warm start already is a good incumbent."""
 STOPPED = ("interrupted", "memory_limit")
 """Stops after which the restricted IP is only warm-started (and not solved again after a
 dive) and gap closing is skipped."""
@@ -78,10 +76,10 @@ def solve_restricted_ip(run, clean) -> RestrictedIP:
         ls_end = ta + STOPPED_LOCAL_SEARCH_SECONDS if ls_end is None else \
             min(ls_end, ta + STOPPED_LOCAL_SEARCH_SECONDS)
     selected, ws_obj, ls_info = _greedy_selection(
-        master, st, w_lp, seed=o.seed, improve=o.local_search, deadline=ls_end)
+        master, st, w_lp, seed=o.seed, improve=o.primal._local_search, deadline=ls_end)
     run.times["local_search"] += time.perf_counter() - ta
     ip = RestrictedIP(selected, math.nan, ws_obj,
-                      "greedy + local search" if o.local_search else "greedy",
+                      "greedy + local search" if o.primal._local_search else "greedy",
                       local_search=ls_info)
     if w_lp is not None:
         # the IP over the LP solution's support: small, usually solved at once, and a far
@@ -90,12 +88,12 @@ def solve_restricted_ip(run, clean) -> RestrictedIP:
         sel_s, ip.support = _support_ip(master, w_lp, ip.selected, ip.start_objective, o.seed,
                                         run.ip_gap,
                                         None if end.end is None else 0.5 * seconds_left(end),
-                                        o.ip_node_limit, o.ip_options)
+                                        o.limits.ip_nodes, o.primal.ip_options)
         run.times["ip"] += time.perf_counter() - ta
         obj_s = math.inf if sel_s is None else master.selection_objective(sel_s)
         if obj_s < ip.start_objective - 1e-9:
             ip.selected, ip.start_objective, ip.start = sel_s, obj_s, "LP support IP"
-    if o.initial_solution:
+    if run.initial_solution:
         _try_initial_solution(run, ip, clean)
     if master.n_columns and not stopped:
         resolve(run, ip, ip.start_objective)
@@ -107,8 +105,7 @@ def solve_restricted_ip(run, clean) -> RestrictedIP:
 def resolve_after_dive(run, ip: RestrictedIP) -> None:
     """The restricted IP again, over the dive's columns too (:mod:`.dive`), warm-started from
     the better of its own selection and the dive's rule set: never worse than the restricted
-    IP without the dive (a node-limited IP over more columns alone could be: ILPD at C = 20
-    gave 128 where the IP without the dive's columns gave 124)."""
+    IP without the dive (a node-limited IP over more columns alone could be worse)."""
     master, dv = run.master, run.dive
     grew = master.n_columns > len(ip.selected)          # the dive added columns
     ip.selected = master.padded(ip.selected)
@@ -135,7 +132,7 @@ def _lp_values(run):
 def _try_initial_solution(run, ip: RestrictedIP, clean) -> None:
     """Start from ``initial_solution`` when all its clauses are columns, it fits C and it
     beats the start held."""
-    sel0 = run.selection_of(list(map(clean, run.o.initial_solution)))
+    sel0 = run.selection_of(list(map(clean, run.initial_solution)))
     if sel0 is None:
         return
     obj0 = run.master.selection_objective(sel0)
@@ -149,8 +146,8 @@ def resolve(run, ip: RestrictedIP, incumbent_obj: float) -> None:
     master = run.master
     ta = time.perf_counter()
     res = master.solve_ip(seconds_left(run.end), ip.selected, mip_abs_gap=run.ip_gap,
-                          warm_start_objective=incumbent_obj, node_limit=run.o.ip_node_limit,
-                          options=run.o.ip_options, sample_map=lambda obj, bound: (
+                          warm_start_objective=incumbent_obj, node_limit=run.o.limits.ip_nodes,
+                          options=run.o.primal.ip_options, sample_map=lambda obj, bound: (
                               incumbent_obj if obj is None else min(obj, incumbent_obj),
                               run.best_bound))
     run.times["ip"] += time.perf_counter() - ta

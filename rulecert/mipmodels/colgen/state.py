@@ -13,12 +13,44 @@ import math
 
 import numpy as np
 
+import enum
+
 from ...certificate import Termination
 from ...limits import Deadline
 from ...monitor import Monitor
 from .bounds import Duals
 from .master import RestrictedMaster
 from .options import ColGenOptions
+
+
+CONFLICT_DETAIL = ("identical binarized samples with both labels: each group's lighter side "
+                   "errs in every rule set; nothing beyond it was proven")
+
+
+class BoundKind(enum.Enum):
+    """Which proof gave the certified lower bound (the certificate's ``stats["bound_kind"]``;
+    ``stats["bound_detail"]`` says at which duals, thresholds and budgets)."""
+
+    TRIVIAL = "trivial"
+    """0: the loss and the penalties are >= 0; nothing was proven."""
+    CONFLICT_FLOOR = "conflict floor"
+    """Identical binarized samples with both labels: each group's lighter side errs in every
+    rule set.  It needs no search."""
+    LP_OPTIMAL = "LP optimal"
+    """Pricing proved the master LP optimal: the bound is its value, rounded up."""
+    LAGRANGIAN = "lagrangian"
+    """The Lagrangian bound (``bounds.py``) at some duals, from a pricing proof there."""
+    POSITIVE_SIDE = "positive-side proof"
+    """The Lagrangian bound at the final duals, pricing proven by the positive-side search."""
+    GAP_CLOSING = "gap closing"
+    """Every clause that could enter a better rule set was enumerated; the restricted IP's
+    bound over them."""
+    WHOLE_CLASS = "whole class"
+    """A search over the whole class (at most two clauses fit ``C``)."""
+    PACKING = "packing"
+    """No error-free rule set fits ``C``: the packing bound."""
+    ERROR_FREE_COVER_LP = "error-free cover LP"
+    """No error-free rule set fits ``C``: the least-complexity error-free cover's LP."""
 
 
 def irredundant(X: np.ndarray, clause: tuple[int, ...]) -> tuple[int, ...]:
@@ -42,7 +74,7 @@ class State:
         patterns, _, pos, neg = problem.groups
         X = np.asarray(patterns, dtype=bool)
         pos, neg = np.asarray(pos, float), np.asarray(neg, float)
-        if o.form == "cnf":
+        if o.model.form == "cnf":
             X, pos, neg = ~X, neg, pos
         keep = (pos > 0) | (neg > 0)          # zero-weight samples play no part
         X, pos, neg = X[keep], pos[keep], neg[keep]
@@ -52,15 +84,15 @@ class State:
         self.P = np.flatnonzero(pos > 0)
         self.row_of = np.full(self.G, -1, dtype=np.int64)
         self.row_of[self.P] = np.arange(len(self.P))
-        self.a = o.fn_weight * pos[self.P]
-        self.C = None if o.complexity_bound is None else float(o.complexity_bound)
-        D = o.max_clause_length
+        self.a = o.model.fn_weight * pos[self.P]
+        self.C = None if o.model.complexity_bound is None else float(o.model.complexity_bound)
+        D = o.model.max_clause_length
         if D is None:
             D = int(math.floor(self.C)) - 1 if self.C is not None else 10
         if self.C is not None:
             D = min(D, int(math.floor(self.C)) - 1)
         self.D = max(1, min(int(D), self.d))
-        self.lam0, self.lam1 = float(o.clause_penalty), float(o.literal_penalty)
+        self.lam0, self.lam1 = float(o.model.clause_penalty), float(o.model.literal_penalty)
         coeffs = np.concatenate([self.a, neg, [self.lam0, self.lam1]])
         self.integral = bool(np.all(coeffs == np.round(coeffs)))
         self.gran = 1.0 if self.integral else 0.0
@@ -116,7 +148,7 @@ class Run:
     end: Deadline
     """The whole solve's clock."""
     cg_end: Deadline
-    """The column-generation phase's clock (``1 - ip_time_fraction`` of the limit)."""
+    """The column-generation phase's clock (``1 - _ip_time_fraction`` of the limit)."""
     ub_empty: float
     ip_gap: float
     times: dict = dataclasses.field(default_factory=lambda: {
@@ -129,7 +161,13 @@ class Run:
     """Ctrl-C, the user's callback, the memory cap and the history (``monitor.history``)."""
     pricing_log: list = dataclasses.field(default_factory=list)
     best_bound: float = 0.0                  # Hamming loss and penalties are >= 0
-    bound_kind: str = "trivial"
+    bound_kind: BoundKind = BoundKind.TRIVIAL
+    bound_detail: str = ""
+    conflict_floor: float = 0.0              # the conflict floor (``bounds.conflict_bound``)
+    initial_clauses: list = dataclasses.field(default_factory=list)
+    """Clauses to start from (the caller's warm start, ``solve(..., initial_clauses=...)``)."""
+    initial_solution: list | None = None
+    """A rule set to start the restricted IP from (``solve(..., initial_solution=...)``)."""
     best_duals: tuple | None = None          # (bound, Duals, z_CG) of the best bound
     last_rmlp: float | None = None
     last_priced: tuple | None = None         # (Duals, pricing bound) of the last pricing
@@ -182,6 +220,17 @@ class Run:
             self.halt("memory_limit" if term is Termination.MEMORY_LIMIT else "interrupted",
                       term, f"{msg} ({where})")
         return term
+
+    def offer_bound(self, bound: float, kind: BoundKind, detail: str = "") -> bool:
+        """The one place a proof raises the certified bound: ``bound`` (proven by ``kind``,
+        at ``detail``) replaces the bound so far when it is larger; returns whether it did.
+        A bound equal to the conflict floor keeps that name: the floor needs no proof."""
+        if not bound > self.best_bound:
+            return False
+        self.best_bound, self.bound_kind, self.bound_detail = float(bound), kind, detail
+        if bound <= self.conflict_floor:
+            self.bound_kind, self.bound_detail = BoundKind.CONFLICT_FLOOR, CONFLICT_DETAIL
+        return True
 
     def halt(self, stop: str, term: Termination | None, msg: str) -> None:
         self.stop, self.stop_term, self.stop_msg = stop, term, msg

@@ -19,7 +19,7 @@ from ...limits import check_count_limit
 from ...monitor import catch_interrupt, interrupt_requested
 from .bound_search import bound_pricer, final_bound_search
 from .loop import ColgenSolution, bound_message
-from .state import State
+from .state import BoundKind, State
 
 
 def strengthen_bound(problem, solution: ColgenSolution, node_budget: int) -> ColgenSolution:
@@ -65,20 +65,22 @@ def strengthen_bound(problem, solution: ColgenSolution, node_budget: int) -> Col
         interrupted = interrupt_requested()
     seconds = time.perf_counter() - t0
     raised = sr.bound > cert.lower_bound
-    kind = (f"lagrangian at the last duals, raised after the solve (complexity dual "
-            f"{sr.t:.6g}, {used[0]} nodes)" if raised else state.bound_kind)
+    kind, detail = ((BoundKind.LAGRANGIAN, f"at the last duals, raised after the solve "
+                     f"(complexity dual {sr.t:.6g}, {used[0]} nodes)") if raised
+                    else (state.bound_kind, state.bound_detail))
     new = certify(cert.objective, max(cert.lower_bound, sr.bound), cert.termination,
                   solver=cert.solver, abs_tol=cert.abs_tol, solver_version=cert.solver_version,
                   rel_tol=cert.rel_tol, nodes=cert.nodes, iterations=cert.iterations,
                   wall_time=cert.wall_time + seconds, seed=cert.seed,
                   warm_start_objective=cert.warm_start_objective, message=cert.message,
                   history=list(cert.history), stats=dict(cert.stats))
-    old_said = bound_message(state.bound_kind, state.bound_class, cert)
+    old_said = bound_message(state.bound_kind, state.bound_detail, state.bound_class, cert)
     head = cert.message[:-len(old_said)].rstrip("; ") if cert.message.endswith(old_said) \
         else cert.message
-    said = bound_message(kind, state.bound_class, new)
+    said = bound_message(kind, detail, state.bound_class, new)
     new.message = f"{head}; {said}" if head else said
-    new.stats.update(bound_kind=kind, bound_trivial=new.lower_bound <= 0.0,
+    new.stats.update(bound_kind=kind.value, bound_detail=detail,
+                     bound_is_conflict_floor=kind is BoundKind.CONFLICT_FLOOR, bound_trivial=new.lower_bound <= 0.0,
                      bound_strengthening={"node_budget": node_budget, "nodes": used[0],
                                           "seconds": seconds, "bound_before": cert.lower_bound,
                                           "bound": new.lower_bound, "interrupted": interrupted,
@@ -89,7 +91,7 @@ def strengthen_bound(problem, solution: ColgenSolution, node_budget: int) -> Col
                         "nodes": used[0]})
     searched = state.searched_nodes if interrupted else node_budget   # a repeat is skipped
     return dataclasses.replace(solution, certificate=new, bound_state=dataclasses.replace(
-        state, bound_kind=kind, searched_nodes=searched))
+        state, bound_kind=kind, bound_detail=detail, searched_nodes=searched))
 
 
 def _with_strengthening(solution: ColgenSolution, **record) -> ColgenSolution:

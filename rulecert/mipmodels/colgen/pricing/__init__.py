@@ -35,7 +35,7 @@ The pricers, all on a :class:`PricingInstance`:
 
 The chain that column generation runs each iteration (:func:`.chain.price`) takes its pricers
 by name from :data:`.chain.PRICERS` in the order :data:`.chain.CHAINS` gives for the
-``pricing`` option.  Modules: :mod:`.instance` (instance, result, sampling, the cheap bound),
+``pricers`` option.  Modules: :mod:`.instance` (instance, result, sampling, the cheap bound),
 :mod:`.heuristic`, :mod:`.beam`, :mod:`.bnb`, :mod:`.cpsat`, :mod:`.chain`.
 """
 from .beam import beam_pricing

@@ -31,19 +31,14 @@ index), with
   sum of the ``m`` largest per-chain maxima of ``x``.  Splitting on ``min_k P(c_k)`` by a few
   quantile thresholds ``A_i`` (literals with ``P(c_k) >= A_i`` only, kept mass capped by
   ``A_{i-1}``) gives ``const + lit (|S|+1) + min_i min_m [lit m + max(0, N(c_j) - G_{i,m})
-  - min(P(c_j), A_{i-1})]``.  Measured on heart's last pricing problem at C = 10 (126
-  features, D = 9): the proof that no clause improves takes 2.7 million nodes instead of 9.1.
+  - min(P(c_j), A_{i-1})]``.
 * *inherited candidates*: a child ``S + j`` tries only its parent's candidates that survived
   there (and still do, at the current threshold) past ``j``.  The parent's bound for a
   candidate ``k`` holds for every ``S + k + E`` with ``E`` among the parent's candidates
   (the exclusion bound takes ``E`` from all of them, not only those after ``k``), and every
   literal of a clause the search must reach is one of those (a redundant, dominated or
   emptying literal at ``S`` stays one below ``S``), so a pruned ``k`` cannot enter a better
-  clause below ``S + j`` either.  Measured (one enumeration call at the final duals of
-  ``experiments/brcg_bounds.py``'s runs, ``t = lambda + 0.9 z_RMLP / C``): on ionosphere at
-  C = 20 (566 features) 2 million nodes take 6.4 s instead of 17.5 s; on pima at C = 10
-  (134 features, ``f = 0.3``) the proof takes 1.15 million nodes instead of 1.37 and 2.4 s
-  instead of 4.3.
+  clause below ``S + j`` either.
 
 Two modes: *top-K pricing* (the threshold is the K-th best reduced cost found, starting at
 ``upper``, so the search returns the K best clauses below ``upper`` and proves the minimum)
@@ -62,17 +57,12 @@ Workers.  The compiled search releases the GIL, so ``workers`` threads can share
 ``workers``-th grandchild; they run in rounds of a fixed node count and share, between
 rounds, the K-th best reduced cost (top-K) and the stops.  Same clauses and bound as one
 worker when the search completes; under node limits a different, equally valid, result, the
-same for a given number of workers.  Measured: the last search of pima at C = 20
-(``experiments/brcg_bounds.py``'s final duals, ``f = 0.2``, 40.2 million nodes, complete)
-takes 21.4 s on 2 workers against 38.7 s on one.
+same for a given number of workers.
 
 Per node.  The candidates' sorts write into preallocated arrays (numba's own quicksort, so
 the same order), the exclusion bound walks ``m`` only while it gains (convex), dominated
 literals come from a bitset kept along the path, and both sums of a byte from one table
-entry.  The same nodes, clauses and bound as before (126 calls compared on 7 datasets, top-K,
-enumeration and 2 workers), about 1.4 times faster: the proof that no clause is below 0 at
-pima's final duals at C = 20, ``t = 4`` (21.5 million nodes), takes 16.4 s on one worker and
-8.8 s on two, against 23.0 s and 12.2 s.
+entry; none of this changes the nodes, clauses or bound of the search.
 """
 from __future__ import annotations
 
@@ -110,8 +100,7 @@ def _argsort_into(A, n, R, stack):
     """``R[:n]`` = numba's ``np.argsort(A[:n])`` into preallocated ``R`` and ``stack`` (100 x
     2): the same algorithm (numba/misc/quicksort.py: median of three, insertion sort below
     15 elements), so the same order, ties included.  ``np.argsort`` allocated its result and
-    its partition stack at every node: without them the search runs about 15% faster
-    (pima's last search at C = 20, one worker)."""
+    its partition stack at every node; this allocates nothing."""
     for i in range(n):
         R[i] = i
     if n < 2:
@@ -171,12 +160,10 @@ def _argsort_into(A, n, R, stack):
 FOUND_GRACE_DIVISOR = 10
 """Top-K pricing with ``found_node_limit`` goes on for ``found_node_limit //
 FOUND_GRACE_DIVISOR`` nodes after its first clause (when that comes past ``found_node_limit
-(1 - 1/FOUND_GRACE_DIVISOR)``; earlier, it stops at ``found_node_limit``).  Until the stop
-moved inside the search, the caller checked it between chunks, which after the limit were
-20,000 nodes: a clause found late came with those found in the rest of its chunk.  Stopping
-at the first late clause instead (one column) left pima at C = 20 in ``brcg_bounds.py``
-still pricing at its 100th iteration (bound 7, no last search) where, with the chunks, pricing
-came up empty at its 85th (bound 114); with this grace it does at its 82nd (bound 114)."""
+(1 - 1/FOUND_GRACE_DIVISOR)``; earlier, it stops at ``found_node_limit``).  The stop is
+tested inside the search, at a node, so it does not depend on how the caller cuts the search
+into chunks; a clause found late is seldom alone, and stopping at the first late clause (one
+column per iteration) makes the tail of column generation long."""
 
 
 @nb.njit(cache=True, nogil=True)
@@ -354,8 +341,7 @@ def _run(F, IMPT, CHAIN, n_chains, T, const, lit, D, K, tighten, by_rc, cov, ch,
                         cap = posc if i == 0 else min(posc, A[i - 1])
                         # lit m + max(0, negc - G[i, m]) is convex in m (its steps, lit -
                         # min(TOP[i, m], max(0, negc - G[i, m])), never fall): walk m up
-                        # while the next step gains (the minimum of the full scan, measured
-                        # 1.1 times faster overall on pima's last search at C = 20)
+                        # while the next step gains (the minimum of the full scan)
                         m = 1
                         e = lit + max(0.0, negc - G[i, 1]) - cap
                         if e < extra:
@@ -428,8 +414,7 @@ def implications(X: np.ndarray) -> np.ndarray:
     """``IMP[j, i]``: feature ``j`` implies feature ``i`` on the groups (``F_j`` within
     ``F_i``), ``i != j``."""
     # j implies i  <=>  no group has j true and i false.  A float product (BLAS; counts are
-    # exact below 2**53) instead of an integer one (numpy's integer matmul is not BLAS:
-    # 0.7 s against 0.02 s at 2000 groups x 400 features, 43 s against 0.4 s at 5000 x 1000)
+    # exact below 2**53) instead of an integer one (numpy's integer matmul is not BLAS)
     Xf = X.astype(np.float64)
     viol = Xf.T @ (1.0 - Xf)        # viol[j, i] = #groups with j=1, i=0
     IMP = viol == 0
@@ -491,8 +476,8 @@ class BnBResult:
 PARALLEL_SPLIT_DEPTH = 1
 """With ``workers > 1``, the depth at which the tree is dealt to the workers: every worker
 expands the root and its children (the same nodes, counted in each), then takes the
-grandchildren round-robin.  Dealing the root's children instead left one worker with most
-of the nodes (pima's last search at C = 20: 1.23 times faster on 2 workers)."""
+grandchildren round-robin.  Dealing the root's children instead can leave one worker with
+most of the nodes."""
 PARALLEL_ROUND = 20_000
 """With ``workers > 1``, each worker's share of nodes per round (a count, so that the rounds,
 and what is shared between them, do not depend on the clock)."""
@@ -608,7 +593,7 @@ def price_by_branch_and_bound(X: np.ndarray, v: np.ndarray, const: float, lit: f
         if deadline is not None and now >= deadline or interrupt_requested():
             break  # Ctrl-C: the bound below stays valid (open nodes' estimates)
         # aim for chunks of about a quarter of a second, or of the time left when less
-        # (a chunk is not interrupted: a quarter-second chunk overran 0.5 s fits by 10-20%)
+        # (a chunk is not interrupted: a long chunk overruns a short time limit)
         target = 0.25 if deadline is None else min(0.25, max(deadline - now, 0.002))
         el = max(now - tc, 1e-4)
         budget = int(min(max(budget * target / el, 1000), 5_000_000))
@@ -730,8 +715,8 @@ _warm = False
 
 
 def warm_up() -> None:
-    """Load the compiled search into this process (once; about 0.5 s from numba's cache, more
-    after an install or an edit).  Time-limited callers run it before they split their
+    """Load the compiled search into this process (once; from numba's cache, longer after
+    an install or an edit).  Time-limited callers run it before they split their
     budget, so that the first pricing call of a process does not overrun its share."""
     global _warm
     if not _warm:

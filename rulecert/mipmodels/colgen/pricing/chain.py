@@ -1,6 +1,6 @@
 """The pricing chain of one column-generation iteration: pricers tried in turn, by name.
 
-:data:`CHAINS` gives, for each ``pricing`` option, the pricers in the order they are tried;
+:data:`CHAINS` gives, for each ``pricers`` option, the pricers in the order they are tried;
 :data:`PRICERS` maps each name to the function that runs it on one instance.  A pricer is
 tried only when the previous ones found no improving clause.  Past ``sample_rows`` distinct
 samples every pricer first runs on the paper's random sample, then on the full data; only
@@ -25,26 +25,15 @@ from .instance import PricingInstance, PricingResult, make_instance, single_lite
 
 BEAM_WIDENING = 1024
 """A beam search that finds nothing is retried with its width doubled up to this factor
-(5120 at the default width 5).  Measured on wdbc at C = 10 (540 features), at the duals of
-three iterations whose 5-literal branch-and-bound took 16, 24 and 66 s (2 workers) to
-return one clause of reduced cost -0.40, -0.02 and -0.42: widths up to 160 found nothing,
-width 1280 found 23-26 clauses, the best -1.42, -1.23 and -1.22, in 0.08 s each (5120:
-0.3 s; 20480: the same best clauses in 1.4-1.6 s).  A search that never truncates its
-beam stops widening (a wider one would not differ).  Whole fits against 32
-(``experiments/brcg_bounds.py`` defaults, 2 workers): wdbc C = 10 in 340 s against 1072 s,
-the same 12 / 2; pima C = 10 199 s against 193 s, the same 165 / 153; ILPD C = 20 335 s
-against 253 s, 124 / 79 against 127 / 79 (95 iterations against 91; a wider beam costs more
-at D = 19).  At 256, ILPD C = 20 took another path: ``max_iter`` at 100, 127 / 0.  Where the wide
+(5120 at the default width 5): a wide beam can find improving clauses cheaply where
+narrower ones find nothing and the branch-and-bound over short clauses takes long.  A search
+that never truncates its beam stops widening (a wider one would not differ).  Where the wide
 beam keeps failing, ``adaptive_chain`` (:func:`short_first`) puts the short branch-and-bound
 before it instead."""
 
 BEAM_NODE_SCALE = 15.0
 """One branch-and-bound node costs about ``d / BEAM_NODE_SCALE`` beam children on ``d``
-features (both scan the candidates' coverages; a node scans every candidate).  Measured on 2
-workers over whole fits (seconds per child of the beam, per node of the 5-literal
-branch-and-bound): ILPD C = 20 (160 features) 112 ns and 1100 ns (ratio 9.8), pima C = 20
-(134) 125 and 1030 (8.2), wdbc C = 10 (540) 45 and 1640 (36), ionosphere C = 10 (566) 43 and
-1630 (38)."""
+features (both scan the candidates' coverages; a node scans every candidate)."""
 ADAPTIVE_WINDOW = 20
 """:func:`short_first` learns from the last this many calls of each pricer."""
 ADAPTIVE_LEAST = 3
@@ -77,7 +66,7 @@ CHAINS = {
     "bnb": ("heuristic", "beam", "bnb-short", "bnb"),
     "heuristic": ("heuristic",),
 }
-"""``pricing`` option -> the pricers of the chain, in order."""
+"""``pricers`` option -> the pricers of the chain, in order."""
 PRICING_MODES = tuple(CHAINS)
 
 
@@ -90,7 +79,7 @@ class _Call:
     inst: PricingInstance
     start: float
     time_limit: float | None
-    """This call's wall-clock share (``pricing_time_limit`` capped by the time left)."""
+    """This call's wall-clock share (``pricing_seconds`` capped by the time left)."""
     cg_end: float | None
     """End of the column-generation phase (a ``time.perf_counter()`` value)."""
     hint: tuple | None
@@ -106,18 +95,18 @@ class _Call:
 
 def _heuristic(c: _Call):
     o = c.o
-    r = heuristic_pricing(c.inst, threshold=-o.tol, max_length=o.heuristic_max_length,
-                          max_generated=o.heuristic_max_generated,
-                          max_return=o.columns_per_iter, deadline=c.cg_end)
+    r = heuristic_pricing(c.inst, threshold=-o.tol, max_length=o.pricing._heuristic_max_length,
+                          max_generated=o.pricing._heuristic_max_generated,
+                          max_return=o.pricing.columns_per_iter, deadline=c.cg_end)
     return r, c.inst, r.best_clause
 
 
 def _beam(c: _Call):
     # a heuristic: its bound is -inf, so it never raises zlb nor ends the loop
     o, inst, hint = c.o, c.inst, c.hint
-    r = beam_pricing(inst, threshold=-o.tol, beam_width=o.beam_width,
-                     max_return=o.columns_per_iter, deadline=c.deadline,
-                     max_width=BEAM_WIDENING * o.beam_width)
+    r = beam_pricing(inst, threshold=-o.tol, beam_width=o.pricing.beam_width,
+                     max_return=o.pricing.columns_per_iter, deadline=c.deadline,
+                     max_width=BEAM_WIDENING * o.pricing.beam_width)
     if r.best_clause is not None and (
             hint is None or inst.reduced_cost(r.best_clause) < inst.reduced_cost(hint)):
         hint = r.best_clause
@@ -126,16 +115,16 @@ def _beam(c: _Call):
 
 def _bnb_on(c: _Call, inst: PricingInstance) -> PricingResult:
     o = c.o
-    return bnb_pricing(inst, threshold=-o.tol, max_return=o.columns_per_iter,
-                       node_limit=o.bnb_node_limit, deadline=c.deadline,
-                       found_node_limit=o.bnb_found_node_limit, workers=o.workers)
+    return bnb_pricing(inst, threshold=-o.tol, max_return=o.pricing.columns_per_iter,
+                       node_limit=o.pricing.pricing_nodes, deadline=c.deadline,
+                       found_node_limit=o.pricing._found_nodes, workers=o.workers)
 
 
 def _bnb_short(c: _Call):
-    # exact over clauses of at most heuristic_max_length literals: finds good columns fast
+    # exact over clauses of at most _heuristic_max_length literals: finds good columns fast
     # when D is large; its bound says nothing about longer clauses
     inst = c.inst
-    short = PricingInstance(inst.X, inst.v, inst.const, inst.lit, c.o.heuristic_max_length,
+    short = PricingInstance(inst.X, inst.v, inst.const, inst.lit, c.o.pricing._heuristic_max_length,
                             inst.features, exact=False)
     r = _bnb_on(c, short)
     r.method = "bnb-short"
@@ -149,13 +138,13 @@ def _bnb(c: _Call):
 
 def _cpsat(c: _Call):
     o, inst, hint = c.o, c.inst, c.hint
-    if hint is None and o.pricing == "exact":
+    if hint is None and o.pricing.pricers == "exact":
         hint = heuristic_pricing(inst, threshold=-o.tol, max_length=2,
                                  max_generated=200, max_return=1).best_clause
     r = cpsat_pricing(inst, time_limit=c.time_limit,
-                      deterministic_time=o.pricing_deterministic_time, workers=o.workers,
+                      deterministic_time=o.pricing.pricing_deterministic_time, workers=o.workers,
                       seed=o.seed + c.iteration, hint=hint, threshold=-o.tol,
-                      max_return=o.columns_per_iter, monitor=c.monitor)
+                      max_return=o.pricing.columns_per_iter, monitor=c.monitor)
     return r, inst, hint
 
 
@@ -187,7 +176,7 @@ def price(X: np.ndarray, v: np.ndarray, const: float, lit: float, D: int, o, *,
           improving: Callable[[PricingInstance, PricingResult], list],
           times: dict, calls: dict, log: list, monitor=None,
           history: list | None = None) -> PricingRound:
-    """Run the chain of ``o.pricing`` on the instance ``(X, v, const, lit, D)``.
+    """Run the chain of ``o.pricing.pricers`` on the instance ``(X, v, const, lit, D)``.
 
     ``cg_deadline`` is the column-generation phase's :class:`~rulecert.limits.Deadline`;
     ``improving(inst, result)`` turns a pricer's result into the new clauses of the master
@@ -198,17 +187,17 @@ def price(X: np.ndarray, v: np.ndarray, const: float, lit: float, D: int, o, *,
     d = X.shape[1]
     full = PricingInstance(X, v, const, lit, D, np.arange(d), exact=True)
     zlb, zkind = single_literal_bound(full), "single-literal"
-    big = o.sample_rows is not None and X.shape[0] > o.sample_rows  # the paper's medium/large data
-    insts = [make_instance(X, v, const, lit, D, rng=rng, sample_rows=o.sample_rows,
-                           max_nonzeros=o.max_nonzeros)] if big else []
+    big = o.pricing.sample_rows is not None and X.shape[0] > o.pricing.sample_rows  # the paper's medium/large data
+    insts = [make_instance(X, v, const, lit, D, rng=rng, sample_rows=o.pricing.sample_rows,
+                           max_nonzeros=o.pricing.max_nonzeros)] if big else []
     insts.append(full)
-    chain = CHAINS[o.pricing]
+    chain = CHAINS[o.pricing.pricers]
     # (short_first needs calls of both: never true in a chain without them, or where the
     # short search does not run)
-    if o.adaptive_chain and short_first(log if history is None else history, d):
+    if o.pricing.adaptive_chain and short_first(log if history is None else history, d):
         chain = tuple({"beam": "bnb-short", "bnb-short": "beam"}.get(m, m) for m in chain)
     plan = [(i, m) for i in insts for m in chain
-            if m != "bnb-short" or D > o.heuristic_max_length]
+            if m != "bnb-short" or D > o.pricing._heuristic_max_length]
     new: list[tuple[int, ...]] = []
     hint = None
     last = None
@@ -216,7 +205,7 @@ def price(X: np.ndarray, v: np.ndarray, const: float, lit: float, D: int, o, *,
         if cg_deadline.expired() or interrupt_requested():
             break
         tp = time.perf_counter()
-        ptl = o.pricing_time_limit
+        ptl = o.pricing.pricing_seconds
         rem = cg_deadline.remaining(-math.inf)
         if rem is not None:
             ptl = rem if ptl is None else min(ptl, rem)

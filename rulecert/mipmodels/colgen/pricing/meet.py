@@ -14,11 +14,8 @@ exactly: ``1 + |k| - y(k)``, ``y(k)`` the duals of the positive groups it covers
 
 Why: the beam search (``beam.py``) builds clauses literal by literal and scores one that
 still covers negative groups by their cost, far above any gain, so it rarely reaches the
-pure clauses of 5-8 literals that ionosphere's and wdbc's covers need.  On ionosphere's
-cover LP at C = 20 the positive-side proofs, at about 7 s each, found one clause each of
-reduced cost -0.5 to -1.1 that the beam and the short branch-and-bound had missed; with
-this greedy first, the restricted LP after 60,000 proof LPs is 21.08 instead of 22.88.  The
-search proves nothing.  Its seeds are the groups of largest dual, random ones (``rng``, so
+long pure clauses that a cover can need, which this greedy builds directly.  The search
+proves nothing.  Its seeds are the groups of largest dual, random ones (``rng``, so
 a run is reproducible) and the meets of given clauses (the cover LP's support).
 """
 from __future__ import annotations
