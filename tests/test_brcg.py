@@ -416,7 +416,8 @@ def test_certify_effort_sizes_counted_budgets_to_the_data_and_explicit_options_w
     cert = json.loads(capsys.readouterr().out)["certificate"]
     _, opt = brute_force_ruleset(X, y, 9, 4)
     assert cert["proven_optimal"] and cert["objective"] == opt
-    assert cert["stats"]["dive"] is not None      # the dive ran (the level turns it on)
+    # the level turns the dive on: it ran, or the gap was closed before it (recorded either way)
+    assert "dive" in cert["stats"]["steps"]
 
 
 def test_certify_strengthens_a_fit_that_max_iter_stopped_before_its_last_search(tmp_path, capsys,

@@ -14,21 +14,19 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Iterator
 
+from ...limits import Deadline
 from ...monitor import interrupt_requested
 from .bounds import (NODES_STOPPED, DualSearch, Duals, complexity_dual_descent,
                      complexity_dual_search)
 from .options import ColGenOptions
 from .pricing import PricingRound, price_by_branch_and_bound
-from .restricted_ip import STOPPED, RestrictedIP, seconds_left
-from .state import BoundKind, Run, State, reduced_cost
+from .plan import SHARES, step_deadline
+from .restricted_ip import RestrictedIP, seconds_left
+from .state import BoundKind, Proof, Run, State, reduced_cost
 
 
-BOUND_SEARCH_SHARE = 0.25
-"""Under a wall-clock limit, the complexity-dual search may use at most this share of
-column generation's time limit (unbudgeted, it can take most of a short fit, prove
-nothing there, and leave column generation too few iterations).  Without a time limit
-nothing is skipped, so counted-limit runs stay reproducible."""
 
 
 FINAL_BOUND_SEARCH_STEPS = 40
@@ -120,7 +118,7 @@ def final_bound_search(st: State, o: ColGenOptions, duals: Duals, zlb: float, fo
 
 def dual_search(run: Run, duals: Duals, rnd: PricingRound) -> DualSearch:
     """The complexity dual search of ``bounds.py`` (:func:`bound_pricer`), under
-    ``BOUND_SEARCH_SHARE`` of a time limit."""
+    the planner's ``"bound search"`` share of a time limit."""
     o, st = run.o, run.st
 
     def deadline():
@@ -203,22 +201,25 @@ def _affordable(run: Run, end):
 
 def _bound_search_seconds(run: Run) -> float | None:
     """Seconds the complexity-dual search may still use under a time limit:
-    ``BOUND_SEARCH_SHARE`` of column generation's time limit minus what it used (its calls
+    the planner's ``"bound search"`` share of column generation's time limit minus what it used (its calls
     stop there, still proving their bound); None without a limit."""
     if run.cg_end.end is None:
         return None
-    return BOUND_SEARCH_SHARE * run.cg_end.time_limit - run.times.get("bound_search", 0.0)
+    return SHARES["bound search"] * run.cg_end.time_limit - run.times.get("bound_search", 0.0)
 
 
 TIME_LEFT_MIN_SECONDS = 1.0
 """:func:`raise_bound_with_time_left` starts only with at least this many seconds left."""
-TIME_LEFT_CALL_SHARE = 0.5
-"""In that search each pricing call may use at most this share of the time left: the calls
-are capped by the clock, not by node counts (a call stopped so is a failed step, and the
-descent bisects back toward its last proof)."""
 
 
-def raise_bound_with_time_left(run: Run, ip: RestrictedIP) -> None:
+def time_left_applies(run: Run, ip: RestrictedIP) -> bool:
+    """A time limit with time left, duals where pricing proved no bound of 0, and ``C``."""
+    return (run.o.limits.time_limit is not None and run.last_priced is not None
+            and run.st.C is not None and run.last_priced[1] < -run.o.tol
+            and seconds_left(run.end) >= TIME_LEFT_MIN_SECONDS)
+
+
+def raise_bound_with_time_left(run: Run, ip: RestrictedIP, end: Deadline) -> Iterator[Proof]:
     """Under a time limit, raise the bound with the time the phases left.
 
     Column generation stops at its share of the limit (``1 - _ip_time_fraction``) and the
@@ -229,7 +230,7 @@ def raise_bound_with_time_left(run: Run, ip: RestrictedIP) -> None:
     so still proves its bound): first as the counted last search (each call capped at a
     multiple of the last proof's nodes); if that ends with time left (its bisection narrowed
     down where proofs grow steep), again from its last proof with each call capped by the
-    clock instead, at :data:`TIME_LEFT_CALL_SHARE` of the time left.  Where the solve's own
+    clock instead, at the planner's ``"time-left call"`` share of the time left.  Where the solve's own
     last search ran at these duals (pricing found no clause), the first descent resumes it
     (``complexity_dual_descent``'s ``proofs``: its proofs and the clauses it found) instead
     of starting over.  Each step after a proof is kept within reach of the time left
@@ -246,36 +247,27 @@ def raise_bound_with_time_left(run: Run, ip: RestrictedIP) -> None:
     ``ended`` says why the last descent ended, e.g. that no smaller complexity dual could be
     proven in the time left)."""
     o, st = run.o, run.st
-    if (o.limits.time_limit is None or run.last_priced is None or st.C is None
-            or run.stop in STOPPED or run.monitor.should_stop() is not None
-            or not run.gap_open(ip.objective)
-            or seconds_left(run.end) < TIME_LEFT_MIN_SECONDS):
-        return
     duals, zlb = run.last_priced
-    if zlb >= -o.tol:
-        return
     t0, used = time.perf_counter(), [0]
     account = _accounting(run, used)
 
-    before = run.best_bound
-    end = run.end.end
+    before, end_t = run.best_bound, end.end
 
     def call_end():
-        now = time.perf_counter()
-        return now + TIME_LEFT_CALL_SHARE * max(0.0, end - now)
+        return step_deadline(end, "time-left call").end
     kw = dict(best_known=before, target=ip.objective)
     # resume the last search's descent at these duals (its proofs and the clauses it found)
     _, proofs, found = run.descent if run.descent is not None and run.descent[0] is duals \
         else (None, None, [])
     sr = final_bound_search(st, o, duals, zlb, found, run.ub_empty,
-                            bound_pricer(st, o, lambda: end, account, hard_end=end), None,
+                            bound_pricer(st, o, lambda: end_t, account, hard_end=end_t), None,
                             share=run.share, proofs=proofs,
-                            affordable=_affordable(run, lambda: end), **kw)
+                            affordable=_affordable(run, lambda: end_t), **kw)
     if (sr.bound < ip.objective and not interrupt_requested()
-            and seconds_left(run.end) >= TIME_LEFT_MIN_SECONDS):
+            and seconds_left(end) >= TIME_LEFT_MIN_SECONDS):
         kw["best_known"] = max(before, sr.bound)
         sr2 = final_bound_search(st, o, duals, zlb, found + sr.clauses, run.ub_empty,
-                                 bound_pricer(st, o, call_end, account, hard_end=end), None,
+                                 bound_pricer(st, o, call_end, account, hard_end=end_t), None,
                                  first_limit=None, call_cap=None, share=run.share,
                                  proofs=sr.proofs, affordable=_affordable(run, call_end),
                                  **kw)
@@ -283,9 +275,9 @@ def raise_bound_with_time_left(run: Run, ip: RestrictedIP) -> None:
         sr = sr2 if sr2.bound > sr.bound else sr
     else:
         ended = sr.ended
-    raised = run.offer_bound(sr.bound, BoundKind.LAGRANGIAN,
-                             f"at the last duals, raised with the time left (complexity dual "
-                             f"{sr.t:.6g}, {used[0]} nodes)")
+    yield Proof(sr.bound, BoundKind.LAGRANGIAN, f"at the last duals, raised with the time left "
+                f"(complexity dual {sr.t:.6g}, {used[0]} nodes)")
+    raised = sr.bound > before
     interrupted = run.check_stop("raising the bound with the time left",
                                  overriding=True) is not None
     run.time_left_search = {"seconds": time.perf_counter() - t0, "nodes": used[0],
@@ -296,8 +288,6 @@ def raise_bound_with_time_left(run: Run, ip: RestrictedIP) -> None:
                        phase="bound search with the time left", nodes=used[0])
 
 
-POSITIVE_SIDE_TIME_SHARE = 0.5
-"""Under a time limit, :func:`positive_side_search` stops at this share of the time left."""
 POSITIVE_SIDE_FIRST_MAX_GROUPS = 100
 """Under a time limit, :func:`positive_side_search` goes before the complexity-dual descent
 at duals with at most this many gain groups (negative coefficient), after it at duals
@@ -306,7 +296,13 @@ POSITIVE_SIDE_TRIES = 6
 """:func:`positive_side_search` makes at most this many proofs."""
 
 
-def positive_side_search(run: Run, ip: RestrictedIP, after_descent: bool = False) -> None:
+def positive_side_applies(run: Run, ip: RestrictedIP) -> bool:
+    """Its budget is not 0, the constrained form, and the master holds columns."""
+    return (run.o.certification.positive_side_cover_lps != 0 and run.st.C is not None
+            and run.master.n_columns > 0)
+
+
+def positive_side_search(run: Run, ip: RestrictedIP, end: Deadline) -> Iterator[Proof]:
     """The positive-side pricing proof (``pricing/positive.py``) at the end of a solve whose
     gap is open, with ``positive_side_cover_lps`` cover LPs in all.
 
@@ -328,23 +324,12 @@ def positive_side_search(run: Run, ip: RestrictedIP, after_descent: bool = False
     timing), and it shares the time left with the complexity-dual descent
     (:func:`raise_bound_with_time_left`) by the size of its search: at duals with at most
     :data:`POSITIVE_SIDE_FIRST_MAX_GROUPS` gain groups it goes first and stops at
-    :data:`POSITIVE_SIDE_TIME_SHARE` of the time left; at duals with more, the call before
+    the planner's ``"positive side"`` share of the time left; at duals with more, the call before
     the descent only prepares it (``stats["positive_side"]["after_descent"]``) and the call
     with ``after_descent`` runs it with the time the descent leaves.
     The record is ``run.positive_side`` (the certificate's ``stats["positive_side"]``)."""
     from .bounds import read_duals
     o, st = run.o, run.st
-    deferred, run.positive_side_deferred = run.positive_side_deferred, None
-    if (o.certification.positive_side_cover_lps == 0 or st.C is None or run.stop in STOPPED
-            or not run.master.n_columns or run.monitor.should_stop() is not None
-            or not run.gap_open(ip.objective) or run.end.expired()):
-        if deferred is not None:
-            deferred[1]["skipped"] = "nothing left to prove after the descent, or no time"
-        return
-    if after_descent:
-        if deferred is not None:
-            _positive_side_proofs(run, ip, *deferred, end=run.end.end)
-        return
     t0 = time.perf_counter()
     run.master.to_lp()
     res, mu, lam = run.master.solve_lp(seconds_left(run.end))
@@ -362,13 +347,25 @@ def positive_side_search(run: Run, ip: RestrictedIP, after_descent: bool = False
         rec["after_descent"] = True
         run.positive_side_deferred = (duals, rec)
         return
-    # under a time limit, a share of the time left (the rest raises the bound by the
-    # complexity-dual descent, raise_bound_with_time_left)
-    end = None if run.end.end is None else t0 + POSITIVE_SIDE_TIME_SHARE * (run.end.end - t0)
-    _positive_side_proofs(run, ip, duals, rec, end)
+    # under a time limit, its share of the time left (the planner's; the rest raises the
+    # bound by the complexity-dual descent, raise_bound_with_time_left)
+    yield from _positive_side_proofs(run, ip, duals, rec, end.end)
 
 
-def _positive_side_proofs(run: Run, ip: RestrictedIP, duals, rec: dict, end) -> None:
+def deferred_positive_side_applies(run: Run, ip: RestrictedIP) -> bool:
+    """The positive-side proof was prepared to run after the descent."""
+    return run.positive_side_deferred is not None
+
+
+def deferred_positive_side(run: Run, ip: RestrictedIP, end: Deadline) -> Iterator[Proof]:
+    """The positive-side proof prepared before the descent, with the time it leaves."""
+    duals, rec = run.positive_side_deferred
+    run.positive_side_deferred = None
+    yield from _positive_side_proofs(run, ip, duals, rec, end.end)
+
+
+def _positive_side_proofs(run: Run, ip: RestrictedIP, duals, rec: dict,
+                          end) -> Iterator[Proof]:
     """:func:`positive_side_search`'s proofs at ``duals`` (the final master LP's), stopped at
     ``end`` (a ``perf_counter`` value, or None), recorded in ``rec``."""
     from .bounds import complexity_bound_at
@@ -402,9 +399,9 @@ def _positive_side_proofs(run: Run, ip: RestrictedIP, duals, rec: dict, end) -> 
         rec["tries"].append({"target": float(k), "threshold": u, "proven": r.bound,
                              "complete": r.complete, "stopped": r.stopped, "nodes": r.nodes,
                              "bound": b, "witness_rc": r.witness_rc})
-        run.offer_bound(b, BoundKind.POSITIVE_SIDE,
-                        f"lagrangian at the final master LP's duals, every clause's reduced "
-                        f"cost >= {r.bound:.6g} ({rec['nodes']} cover LPs)")
+        yield Proof(b, BoundKind.POSITIVE_SIDE,
+                    f"lagrangian at the final master LP's duals, every clause's reduced cost "
+                    f">= {r.bound:.6g} ({rec['nodes']} cover LPs)")
         if r.complete or r.stopped in ("deadline", "interrupted"):
             break
         hi = k - st.gran if st.integral else k

@@ -22,7 +22,6 @@ columns from the better of its own selection and the dive's rule set
 """
 from __future__ import annotations
 
-import dataclasses
 import math
 import time
 
@@ -31,11 +30,7 @@ import numpy as np
 from ...limits import Deadline
 from .bounds import read_duals
 from .pricing import price
-from .restricted_ip import seconds_left
 
-DIVE_TIME_SHARE = 0.5
-"""Under a time limit, the share of the time left that the dive may use (the rest is the
-restricted IP's second solve and gap closing's)."""
 _INTEGRAL = 1e-6
 
 
@@ -49,15 +44,18 @@ def _stopped(run, end: Deadline) -> str | None:
     return None if term is None else term.value
 
 
-def dive(run, improving) -> dict:
+def dive_applies(run, ip) -> bool:
+    """The dive is on, the master LP did not fail and holds columns."""
+    return run.o.primal.dive and run.stop != "lp_failed" and run.master.n_columns > 0
+
+
+def dive(run, improving, end: Deadline) -> dict:
     """Dive from the restricted LP of ``run`` (:class:`.state.Run`); ``improving(duals)`` turns a
     pricing result into the master's new clauses.  Returns the record of the dive (its
     rule set, a bool selection over the columns, in ``"selection"``; None when it found
     none); the fixings are released, its columns stay."""
     master, st, o = run.master, run.st, run.o
     t0 = time.perf_counter()
-    end = Deadline(None if run.end.end is None
-                   else DIVE_TIME_SHARE * max(0.0, seconds_left(run.end)), start=t0)
     budget = math.inf if st.C is None else st.C
     # the penalized form has no C to run out of: at most the clauses that a rule set better
     # than the empty one holds

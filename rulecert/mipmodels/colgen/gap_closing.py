@@ -7,27 +7,32 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Iterator
 
 import numpy as np
 
+from ...limits import Deadline
 from ...monitor import interrupt_requested
 from .bounds import gap_closing_threshold, knapsack_bound, read_duals
 from .master import best_pair
 from .pricing import price_by_branch_and_bound
-from .restricted_ip import STOPPED, RestrictedIP, resolve
-from .state import BoundKind, Run, irredundant
+from .restricted_ip import RestrictedIP, resolve
+from .state import BoundKind, Proof, Run, irredundant
 
 
 # ---- gap closing by reduced-cost enumeration ----------------------------------------------
-def close_gap(run: Run, ip: RestrictedIP) -> None:
+def close_gap_applies(run: Run, ip: RestrictedIP) -> bool:
+    """Gap closing is on and some iteration priced (its best duals are the enumeration's)."""
+    return run.o.certification.close_gap and run.best_duals is not None
+
+
+def close_gap(run: Run, ip: RestrictedIP, end: Deadline) -> Iterator[Proof]:
     """Enumerate every clause that can appear in a better solution, add them and re-solve the
-    restricted IP; a complete enumeration makes its bound a bound of the master IP."""
+    restricted IP (a prover: reads the best duals, ``ip`` and the gap-closing budgets; adds
+    columns, updates ``ip`` and ``run.gap_info``; yields the enumeration's bound and the
+    Lagrangian bound at its duals); a complete enumeration makes its bound a bound of the
+    master IP."""
     o, st, master = run.o, run.st, run.master
-    if run.stop in STOPPED or run.check_stop():
-        return
-    if not (o.certification.close_gap and run.best_duals is not None and run.gap_open(ip.objective)
-            and not run.end.expired()):
-        return
     tg = time.perf_counter()
     _, duals, zlb = run.best_duals
     T = gap_closing_threshold(st, duals, zlb, ip.objective)
@@ -36,7 +41,7 @@ def close_gap(run: Run, ip: RestrictedIP) -> None:
     def enumerate_below(upper, limit):
         return price_by_branch_and_bound(st.X, duals.v, duals.const, duals.lit, st.D, K=K,
                                          upper=upper, tighten=False, node_limit=limit,
-                                         deadline=run.end.end, workers=o.workers)
+                                         deadline=end.end, workers=o.workers)
     budget = o.certification.close_gap_nodes
     first = budget if budget is None or not st.integral else max(1, budget // GAP_FIRST_SHARE)
     er = enumerate_below(T + 1e-7, first)
@@ -67,17 +72,16 @@ def close_gap(run: Run, ip: RestrictedIP) -> None:
             ip.bound = enum_bound = ip.result.bound
             ip.objective = master.selection_objective(ip.selected)
     run.gap_info["restricted_ip_bound"] = enum_bound
-    if useful:
-        b = st.round_bound(min(enum_bound, ip.objective, beyond))
-        run.offer_bound(b, BoundKind.GAP_CLOSING,
-                        "reduced-cost enumeration + restricted IP" if cut > T else
-                        f"partial reduced-cost enumeration (every clause of reduced cost "
-                        f"< {cut:.6g} of the {T:.6g} needed) + restricted IP")
-    _enumerated_lagrangian(run, duals, held, cut, ub)
     run.times["close_gap"] += time.perf_counter() - tg
+    if useful:
+        yield Proof(st.round_bound(min(enum_bound, ip.objective, beyond)), BoundKind.GAP_CLOSING,
+                    "reduced-cost enumeration + restricted IP" if cut > T else
+                    f"partial reduced-cost enumeration (every clause of reduced cost "
+                    f"< {cut:.6g} of the {T:.6g} needed) + restricted IP")
+    yield _enumerated_lagrangian(run, duals, held, cut, ub)
 
 
-def _enumerated_lagrangian(run: Run, duals, held: list, cut: float, ub: float) -> None:
+def _enumerated_lagrangian(run: Run, duals, held: list, cut: float, ub: float) -> Proof:
     """The enumeration is a pricing proof at its duals as well: it returned every clause of
     reduced cost below ``cut`` (``held``, as ``(clause, reduced cost)``) and every other
     clause costs ``>= cut``, so the Lagrangian bound there holds with the held clauses as
@@ -93,10 +97,10 @@ def _enumerated_lagrangian(run: Run, duals, held: list, cut: float, ub: float) -
     b = knapsack_bound(st, duals, [(2, cut)], ub, items)
     run.gap_info["lagrangian"] = {"bound": b, "cut": cut, "items": len(items),
                                   "complexity_dual": duals.lam}
-    run.offer_bound(b, BoundKind.LAGRANGIAN,
-                    f"at gap closing's duals (complexity dual {duals.lam:.6g}): its enumeration "
-                    f"returned every clause of reduced cost < {cut:.6g} ({len(items)}), each "
-                    "at most once")
+    return Proof(b, BoundKind.LAGRANGIAN,
+                 f"at gap closing's duals (complexity dual {duals.lam:.6g}): its enumeration "
+                 f"returned every clause of reduced cost < {cut:.6g} ({len(items)}), each at "
+                 "most once")
 
 
 SMALL_CLASS_C = 6
@@ -105,7 +109,13 @@ one-literal clause and a clause of at most ``C - 3`` literals: :func:`solve_smal
 then searches the whole class."""
 
 
-def solve_small_class(run: Run, ip: RestrictedIP) -> None:
+def small_class_applies(run: Run, ip: RestrictedIP) -> bool:
+    """``C < SMALL_CLASS_C`` with gap closing on."""
+    return (run.st.C is not None and run.st.C < SMALL_CLASS_C
+            and run.o.certification.close_gap)
+
+
+def solve_small_class(run: Run, ip: RestrictedIP, end: Deadline) -> Iterator[Proof]:
     """The master IP over the whole class when ``C < SMALL_CLASS_C``, by search instead of by
     its LP, whose gap such tiny budgets leave wide.
 
@@ -120,12 +130,10 @@ def solve_small_class(run: Run, ip: RestrictedIP) -> None:
     one stopped early still bounds its part (its bound; a ``j`` left unsearched, by
     ``cost(j)`` plus the least cost of a clause).  Better clauses become columns and the
     restricted IP is solved again; the least of the parts is a lower bound over the class.
-    Part of gap closing: it runs before the enumeration, and not with ``close_gap=False``."""
+    Part of gap closing: it runs before the enumeration, and not with ``close_gap=False``.
+    A prover: reads ``ip`` and the gap-closing node budget; adds columns, updates ``ip``;
+    yields the bound over the class."""
     o, st, master = run.o, run.st, run.master
-    if st.C is None or st.C >= SMALL_CLASS_C or run.stop in STOPPED or run.check_stop():
-        return
-    if not (o.certification.close_gap and run.gap_open(ip.objective)) or run.end.expired():
-        return
     tg = time.perf_counter()
     ub, total = ip.objective, float(st.a.sum())
     parts = {"empty rule set": total}                 # a lower bound on each part of the class
@@ -137,8 +145,8 @@ def solve_small_class(run: Run, ip: RestrictedIP) -> None:
     if st.C >= 2:
         r = price_by_branch_and_bound(st.X, at_a.v, at_a.const, at_a.lit, st.D, K=1,
                                       upper=ub - total,
-                                      node_limit=o.certification.close_gap_nodes, deadline=run.end.end,
-                                      workers=o.workers)
+                                      node_limit=o.certification.close_gap_nodes,
+                                      deadline=end.end, workers=o.workers)
         parts["one clause"] = total + r.bound
         better += [irredundant(st.X, c) for c in r.clauses]
         info.update(single_nodes=r.nodes, single_complete=r.complete)
@@ -159,14 +167,14 @@ def solve_small_class(run: Run, ip: RestrictedIP) -> None:
             for j in np.argsort(cost - gain, kind="stable"):
                 base = total - gain[j] + cost[j]               # j alone
                 least = cost[j] + st.lam0 + st.lam1              # j and any clause
-                if (least >= ub - 1e-9 or (left is not None and left <= 0) or run.end.expired()
+                if (least >= ub - 1e-9 or (left is not None and left <= 0) or end.expired()
                         or interrupt_requested()):         # bounded without a search
                     two = min(two, float(least))
                     continue
                 dj = read_duals(st, 0.0, np.where(st.X[st.P, j], 0.0, st.a), 0.0, False)
                 r = price_by_branch_and_bound(st.X, dj.v, dj.const, dj.lit, partner, K=1,
                                               upper=ub - base, node_limit=left,
-                                              deadline=run.end.end, workers=o.workers)
+                                              deadline=end.end, workers=o.workers)
                 searched += 1
                 left = None if left is None else left - r.nodes
                 two = min(two, float(max(least, base + r.bound)))
@@ -175,15 +183,15 @@ def solve_small_class(run: Run, ip: RestrictedIP) -> None:
                     better += [(int(j),), irredundant(st.X, r.clauses[0])]
             parts["two clauses"] = two
             info.update(partner_searches=searched)
-    if better and run.add_clauses(better) and not run.end.expired():
+    if better and run.add_clauses(better) and not end.expired():
         ip.selected = master.padded(ip.selected)
         resolve(run, ip, ip.objective)
         ip.objective = master.selection_objective(ip.selected)
         ip.bound = ip.result.bound
     b = st.round_bound(min(min(parts.values()), ip.objective))
     run.gap_info = {"small_class": {**info, "parts": parts, "bound": b}}
-    run.offer_bound(b, BoundKind.WHOLE_CLASS, "at most two clauses fit C")
     run.times["close_gap"] += time.perf_counter() - tg
+    yield Proof(b, BoundKind.WHOLE_CLASS, "at most two clauses fit C")
 
 
 GAP_FIRST_SHARE = 2

@@ -131,27 +131,18 @@ from ...monitor import Monitor, catch_interrupt, interrupt_requested
 from ...models.ruleset import RuleSet, ruleset_objective
 from .. import cpsat as cx
 from .. import highs as hx
-from .bound_search import dual_search, positive_side_search, raise_bound_with_time_left
+from .bound_search import dual_search
 from .bounds import Duals, conflict_bound, read_duals
-from .cover_lp import cover_lp_bound
-from .dive import dive
-from .gap_closing import close_gap, solve_small_class
 from .master import RestrictedMaster
 from .options import ColGenOptions, check_problem, resolve
-from .packing import least_error_weight, packing_bound
-from .polish import polish
 from .pricing import PricingRound, price
-from .restricted_ip import (STOPPED, RestrictedIP, resolve_after_dive, seconds_left,
-                            solve_restricted_ip)
-from .state import CONFLICT_DETAIL, BoundKind, Run, State, irredundant, reduced_cost
+from .restricted_ip import RestrictedIP, seconds_left, solve_restricted_ip
+from .state import (CONFLICT_DETAIL, BoundKind, Run, State, improving_clauses, irredundant,
+                    reduced_cost)
+from .steps import run_steps
 
 log = logging.getLogger(__name__)
 
-ERROR_FREE_LP_TIME_SHARE = 0.75
-"""Under a time limit, the share of the time left the error-free cover LP bound may take
-(the rest goes to the bound searches after it); all of it where the LP ceiling is at most
-the bound (:func:`lp_ceiling`: the searches after it, Lagrangian bounds, then gain only from
-integrality, the floor of ``C/2`` and the knapsacks)."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -240,18 +231,7 @@ def solve(problem, options: ColGenOptions | None = None, *, effort: str | None =
                          "interrupted (KeyboardInterrupt raised by the callback)")
         run.cg_time = time.perf_counter() - run.t0
         ip = solve_restricted_ip(run, _clean)
-        if o.primal.dive and run.stop not in STOPPED + ("lp_failed",) and run.master.n_columns:
-            run.master.to_lp()
-            run.dive = dive(run, lambda duals: lambda inst, r: _improving(run.st, duals, inst, r,
-                                                                          o.tol))
-            resolve_after_dive(run, ip)
-        polish(run, ip)
-        solve_small_class(run, ip)
-        close_gap(run, ip)
-        run.packing = _packing(run, ip.objective)
-        positive_side_search(run, ip)
-        raise_bound_with_time_left(run, ip)
-        positive_side_search(run, ip, after_descent=True)
+        run_steps(run, ip)
         return _finalize(run, ip, problem)
 
 
@@ -303,7 +283,7 @@ def _iterate(run: Run) -> None:
     duals = _separation_point(run, lp)   # the LP's duals, or smoothed toward the best bound's
     rnd = price(run.st.X, duals.v, duals.const, duals.lit, run.st.D, run.o, rng=run.rng,
                 iteration=run.it, cg_deadline=run.cg_end,
-                improving=lambda inst, r: _improving(run.st, duals, inst, r, run.o.tol),
+                improving=lambda inst, r: improving_clauses(run.st, duals, inst, r, run.o.tol),
                 times=run.times, calls=run.calls, log=run.pricing_log, monitor=run.monitor)
     run.sampled_any |= rnd.sampled
     _update_bound(run, duals, rnd, smoothed=duals is not lp)
@@ -351,26 +331,6 @@ def _solve_lp(run: Run) -> Duals | None:
         return None
     run.last_rmlp = lp_res.objective
     return read_duals(run.st, lp_res.objective, mu, lam, run.o.model.empty_clause)
-
-
-def _improving(st: State, duals: Duals, inst, r, tol: float) -> list[tuple[int, ...]]:
-    """A pricer's clauses in full-data features, irredundant, re-priced exactly on the full
-    data, new and improving, best first."""
-    cand = []
-    for cl in r.clauses:
-        g = tuple(sorted(int(inst.features[j]) for j in cl))
-        g = irredundant(st.X, g)
-        cov = st.coverage(g)
-        rc = duals.const + duals.lit * len(g) + float(duals.v[cov].sum())
-        if rc < -tol and cov.tobytes() not in st.keys:
-            cand.append((rc, g))
-    cand.sort()
-    new, seen = [], set()
-    for rc, g in cand:
-        if g not in seen:
-            seen.add(g)
-            new.append(g)
-    return new
 
 
 def _update_bound(run: Run, duals: Duals, rnd: PricingRound, smoothed: bool = False) -> None:
@@ -476,6 +436,10 @@ def _finalize(run: Run, ip: RestrictedIP, problem) -> ColgenSolution:
     if abs(objective - ip.objective) > 1e-6 * max(1.0, abs(objective)):
         raise RuntimeError(f"internal error: master objective {ip.objective} != exact "
                            f"objective {objective}")
+    if run.positive_side_deferred is not None:
+        run.positive_side_deferred[1]["skipped"] = ("nothing left to prove after the descent, "
+                                                    "or no time")
+        run.positive_side_deferred = None
     term, unproven_msg = _termination(run, ip)
     cert = certify(
         objective, run.best_bound, term, solver="colgen(highs+cp-sat)",
@@ -511,45 +475,6 @@ def _finalize(run: Run, ip: RestrictedIP, problem) -> ColgenSolution:
     return ColgenSolution(rs, cert, list(st.clauses), [tuple(c) for c in clauses], state)
 
 
-def _packing(run: Run, objective: float) -> dict | None:
-    """The packing bound (``packing.py``: no rule set of complexity ``<= C`` is error-free)
-    when the bound proven so far is below one error's least weight, the rule set found has
-    an error and neither Ctrl-C, the memory cap nor the time limit stopped the solve (its
-    work is capped, and it stops at the fit's deadline); it raises ``run.best_bound`` when
-    it proves.  Returns its stats (None: not tried)."""
-    st = run.st
-    least = st.round_bound(least_error_weight(st))
-    if run.best_bound >= least or objective < least or run.stop in STOPPED \
-            or run.end.expired():
-        return None
-    pk = packing_bound(st, expired=run.end.expired)
-    if run.offer_bound(pk.bound, BoundKind.PACKING, pk.reason):
-        pass
-    elif run.o.certification.error_free_cover_lps != 0 and not pk.stopped:
-        run.error_free_lp = _error_free_lp(run)
-    return pk.stats()
-
-
-def _error_free_lp(run: Run) -> dict | None:
-    """The error-free cover LP bound (``cover_lp.py``) where the packing bound proved
-    nothing, seeded with the master's pure columns, with ``error_free_cover_lps`` cover
-    LPs and, under a time limit, :data:`ERROR_FREE_LP_TIME_SHARE` of the time left (all of it
-    where the LP ceiling is at most the bound); it raises ``run.best_bound`` when it proves.
-    Returns its stats (None: not tried)."""
-    if run.monitor.should_stop() is not None or run.end.expired():
-        return None
-    t0 = time.perf_counter()
-    top = lp_ceiling(run)
-    share = 1.0 if top is not None and top <= run.best_bound else ERROR_FREE_LP_TIME_SHARE
-    end = None if run.end.end is None else t0 + share * (run.end.end - t0)
-    cl = cover_lp_bound(run.st, run.o.certification.error_free_cover_lps, seeds=run.st.clauses,
-                        deadline=end, workers=run.o.workers,
-                        should_stop=run.monitor.should_stop)
-    run.offer_bound(cl.bound, BoundKind.ERROR_FREE_COVER_LP, cl.reason)
-    run.check_stop("the error-free cover LP", overriding=True)
-    return cl.stats()
-
-
 def _termination(run: Run, ip: RestrictedIP) -> tuple[Termination, str | None]:
     """Why the solve stopped if its bound does not meet its objective, and the message that
     then replaces the loop's stop message (None: keep it)."""
@@ -575,20 +500,11 @@ def _bound_class(run: Run) -> str:
     return f"{run.o.model.form.upper()} rule sets of {cx_} over {cl}"
 
 
-def lp_ceiling(run: Run) -> float | None:
-    """The most a bound of the master's LP relaxation can certify: the last restricted LP, at
-    least the LP optimum (it has fewer clauses), rounded up as bounds are.  Bounds that use
-    integrality can exceed it: the Lagrangian bound with its ``floor(C/2)`` clauses at odd
-    ``C``, the knapsacks, the packing bound, the error-free cover LP and its enumeration, gap
-    closing."""
-    return None if run.last_rmlp is None else run.st.round_bound(run.last_rmlp)
-
-
 def _lp_ceiling_message(run: Run, cert: Certificate) -> str:
     """Where the bound did not meet the objective and the relaxation cannot meet it either:
     the least gap any bound from the LP relaxation could certify (so that a user knows the
     rest of the gap needs a better rule set or a bound beyond the relaxation)."""
-    top = lp_ceiling(run)
+    top = run.lp_ceiling()
     if cert.proven_optimal or top is None or cert.objective <= 0 or \
             not cert.lower_bound <= top < cert.objective - 1e-9 * max(1.0, cert.objective):
         return ""
@@ -603,14 +519,15 @@ def bound_message(kind: BoundKind, detail: str, cls: str, cert: Certificate) -> 
         return (f"the lower bound is trivial (0): nothing proven by pricing gave a positive "
                 f"bound over {cls}")
     if kind is BoundKind.CONFLICT_FLOOR and not cert.proven_optimal:
-        return f"the lower bound is only the conflict floor ({detail}) over {cls}"
+        return (f"the lower bound is only the conflict floor ({detail}; it needs no search, and "
+                f"nothing beyond it was proven) over {cls}")
     return f"lower bound ({kind.value}{': ' + detail if detail else ''}) over {cls}"
 
 
 def _stats(run: Run, ip: RestrictedIP, rs: RuleSet, score, clauses) -> dict:
     """The certificate's ``stats`` (a record for humans and JSON)."""
     st, stop = run.st, run.stop
-    top = lp_ceiling(run)
+    top = run.lp_ceiling()
     return {"bound_kind": run.bound_kind.value, "bound_detail": run.bound_detail,
             "bound_class": _bound_class(run), "bound_trivial": run.best_bound <= 0.0,
             "conflict_floor": run.conflict_floor,
@@ -618,7 +535,7 @@ def _stats(run: Run, ip: RestrictedIP, rs: RuleSet, score, clauses) -> dict:
             "bound_at_lp_ceiling": top is not None and run.best_bound >= top - 1e-9
             and run.gap_open(ip.objective), "stop_reason": stop, "cg_iterations": run.it,
             "columns": run.master.n_columns, "rmlp_objective": run.last_rmlp,
-            "lp_ceiling": lp_ceiling(run),
+            "lp_ceiling": run.lp_ceiling(),
             "lp_converged": stop == "converged",
             "lp_bound_attained": stop in ("converged", "lp_bound_attained"),
             "pricing_calls": run.calls, "pricing_log": run.pricing_log,
@@ -632,7 +549,7 @@ def _stats(run: Run, ip: RestrictedIP, rs: RuleSet, score, clauses) -> dict:
             "gap_closing": run.gap_info, "packing": run.packing,
             "error_free_lp": run.error_free_lp,
             "bound_time_left": run.time_left_search,
-            "positive_side": run.positive_side,
+            "positive_side": run.positive_side, "steps": run.steps,
             "polish": run.polish,
             "dive": None if run.dive is None else {k: v for k, v in run.dive.items()
                                                    if k != "selection"},

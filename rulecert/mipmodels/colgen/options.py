@@ -27,7 +27,7 @@ import dataclasses
 import difflib
 import math
 from collections.abc import Mapping
-from numbers import Integral, Real
+from numbers import Real
 
 import numpy as np
 

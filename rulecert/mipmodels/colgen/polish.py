@@ -26,7 +26,8 @@ import time
 
 import numpy as np
 
-from .restricted_ip import STOPPED, RestrictedIP
+from ...limits import Deadline
+from .restricted_ip import RestrictedIP
 from .state import Run, irredundant
 
 _EPS = 1e-9
@@ -205,19 +206,19 @@ class LiteralSearch:
         return {"clauses": best, "objective": best_obj, "kicks": done, "moves": moves}
 
 
-def polish(run: Run, ip: RestrictedIP) -> None:
-    """Polish ``ip``'s rule set by :class:`LiteralSearch` (``polish_kicks`` kicks); a
-    better rule set's clauses become master columns and its selection the incumbent.  Ctrl-C,
-    the callback or the memory cap stops it between kicks, with the best rule set so far, and
+def polish_applies(run: Run, ip: RestrictedIP) -> bool:
+    """Polishing is on."""
+    return run.o.primal.polish
+
+
+def polish(run: Run, ip: RestrictedIP, end: Deadline) -> None:
+    """Polish ``ip``'s rule set by :class:`LiteralSearch` (``polish_kicks`` kicks, until
+    ``end``); an improver: a better rule set's clauses become master columns and its
+    selection the incumbent (``ip`` updated, ``run.polish`` its record).  Ctrl-C, the
+    callback or the memory cap stops it between kicks, with the best rule set so far, and
     halts the solve."""
     o, st, master = run.o, run.st, run.master
-    if not o.primal.polish or run.stop in STOPPED or run.check_stop() or run.end.expired():
-        return
-    if not run.gap_open(ip.objective):
-        return   # proven optimal already
-    t0 = time.perf_counter()
-    deadline = None if run.end.end is None else \
-        t0 + POLISH_SHARE * max(0.0, run.end.remaining(0.0))
+    t0, deadline = time.perf_counter(), end.end
     start = [st.clauses[k] for k in np.flatnonzero(ip.selected)]
     ls = LiteralSearch(st, o.model.empty_clause)
     r = ls.search(start, o.primal.polish_kicks, o.seed, deadline,
@@ -238,7 +239,3 @@ def polish(run: Run, ip: RestrictedIP) -> None:
     run.polish = info
 
 
-POLISH_SHARE = 0.5
-"""Under a time limit, the share of the time left that polishing may use (the rest goes to
-gap closing and the bound).  A smaller share leaves a fit with a short limit too few kicks
-to improve its rule set; a fit with a long limit ends polishing by its kick count first."""

@@ -3,7 +3,7 @@
 The restricted master (the clauses generated so far, switched to binary) is solved in HiGHS,
 warm-started from the best of (a) a greedy rounding of the LP or a greedy cover, improved by
 local search (:mod:`.localsearch`: add / drop / swap descent and iterated kicks, at most
-``LOCAL_SEARCH_SHARE`` of the time left), (b) the IP over the LP solution's support alone (a
+the planner's ``"local search"`` share of the time left), (b) the IP over the LP solution's support alone (a
 small IP given at most half the time left) and (c) the caller's ``initial_solution``.  When
 the full restricted IP stalls under a time limit, its start is what is returned.  After a
 dive (:mod:`.dive`), the IP is solved again over its columns too, from the better of its own
@@ -20,9 +20,8 @@ import numpy as np
 from ...limits import Deadline
 from .localsearch import SelectionSearch, local_search
 from .master import RestrictedMaster
+from .plan import step_deadline
 
-LOCAL_SEARCH_SHARE = 0.2
-"""Share of the time left that the local search for the restricted IP's start may use."""
 LIGHT_IP_OPTIONS = {"mip_pscost_minreliable": 0, "mip_heuristic_effort": 0.0,
                     "mip_heuristic_run_rins": False, "mip_heuristic_run_rens": False,
                     "mip_heuristic_run_root_reduced_cost": False}
@@ -71,7 +70,7 @@ def solve_restricted_ip(run, clean) -> RestrictedIP:
     stopped = run.stop in STOPPED
     w_lp = None if stopped else _lp_values(run)
     ta = time.perf_counter()
-    ls_end = None if end.end is None else ta + LOCAL_SEARCH_SHARE * seconds_left(end)
+    ls_end = step_deadline(end, "local search", ta).end
     if stopped:  # Ctrl-C / memory cap: a quick start only, no HiGHS IP
         ls_end = ta + STOPPED_LOCAL_SEARCH_SECONDS if ls_end is None else \
             min(ls_end, ta + STOPPED_LOCAL_SEARCH_SECONDS)

@@ -24,7 +24,7 @@ from .options import ColGenOptions
 
 
 CONFLICT_DETAIL = ("identical binarized samples with both labels: each group's lighter side "
-                   "errs in every rule set; nothing beyond it was proven")
+                   "errs in every rule set")
 
 
 class BoundKind(enum.Enum):
@@ -51,6 +51,16 @@ class BoundKind(enum.Enum):
     """No error-free rule set fits ``C``: the packing bound."""
     ERROR_FREE_COVER_LP = "error-free cover LP"
     """No error-free rule set fits ``C``: the least-complexity error-free cover's LP."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Proof:
+    """What a prover returns: a lower bound on every rule set of the class, which proof gave
+    it and at which duals, thresholds or budgets (offered to :meth:`Run.offer_bound`)."""
+
+    bound: float
+    kind: BoundKind
+    detail: str = ""
 
 
 def irredundant(X: np.ndarray, clause: tuple[int, ...]) -> tuple[int, ...]:
@@ -137,6 +147,26 @@ def reduced_cost(st: State, duals: Duals, clause) -> float:
     return duals.const + duals.lit * len(clause) + float(duals.v[st.coverage(clause)].sum())
 
 
+def improving_clauses(st: State, duals: Duals, inst, r, tol: float) -> list[tuple[int, ...]]:
+    """A pricer's clauses in full-data features, irredundant, re-priced exactly on the full
+    data, new and improving, best first."""
+    cand = []
+    for cl in r.clauses:
+        g = tuple(sorted(int(inst.features[j]) for j in cl))
+        g = irredundant(st.X, g)
+        cov = st.coverage(g)
+        rc = duals.const + duals.lit * len(g) + float(duals.v[cov].sum())
+        if rc < -tol and cov.tobytes() not in st.keys:
+            cand.append((rc, g))
+    cand.sort()
+    new, seen = [], set()
+    for rc, g in cand:
+        if g not in seen:
+            seen.add(g)
+            new.append(g)
+    return new
+
+
 @dataclasses.dataclass
 class Run:
     """The state of one :func:`solve`: the instance, the master and what the loop has learned."""
@@ -196,6 +226,8 @@ class Run:
     polish: dict | None = None               # polishing's record (``polish.py``), when it ran
     time_left_search: dict | None = None     # ``bound_search.raise_bound_with_time_left``'s
     positive_side: dict | None = None        # ``bound_search.positive_side_search``'s record
+    steps: dict = dataclasses.field(default_factory=dict)
+    """What each step after the restricted IP did (``steps.run_steps``)."""
     positive_side_deferred: tuple | None = None
     """The positive-side proof prepared to run after the descent: ``(duals, record)``."""
 
@@ -220,6 +252,14 @@ class Run:
             self.halt("memory_limit" if term is Termination.MEMORY_LIMIT else "interrupted",
                       term, f"{msg} ({where})")
         return term
+
+    def lp_ceiling(self) -> float | None:
+        """The most a bound of the master's LP relaxation can certify: the last restricted
+        LP, at least the LP optimum (it has fewer clauses), rounded up as bounds are.  Bounds
+        that use integrality can exceed it: the Lagrangian bound with its ``floor(C/2)``
+        clauses at odd ``C``, the knapsacks, the packing bound, the error-free cover LP and
+        its enumeration, gap closing."""
+        return None if self.last_rmlp is None else self.st.round_bound(self.last_rmlp)
 
     def offer_bound(self, bound: float, kind: BoundKind, detail: str = "") -> bool:
         """The one place a proof raises the certified bound: ``bound`` (proven by ``kind``,

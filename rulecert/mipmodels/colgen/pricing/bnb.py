@@ -67,6 +67,7 @@ entry; none of this changes the nodes, clauses or bound of the search.
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import math
 import time
 
@@ -445,6 +446,31 @@ def implication_chains(X: np.ndarray, IMP: np.ndarray) -> tuple[np.ndarray, int]
     return chain, len(lasts)
 
 
+_TABLES: dict = {}
+""":func:`data_tables` of the last few matrices, by their shape and a digest of their bits."""
+
+
+def data_tables(X: np.ndarray) -> tuple:
+    """What the search needs of the groups ``X`` alone, whatever the duals: the packed
+    features, the implications (transposed), the implication chains and their number.  A
+    solve prices the same groups many times, so the tables of the last few matrices are kept
+    (their cost grows with groups x features^2: seconds on tens of thousands of groups; the
+    digest that recognises a matrix costs milliseconds)."""
+    key = (X.shape, hashlib.blake2b(np.ascontiguousarray(X).view(np.uint8), digest_size=16)
+           .hexdigest())
+    if key in _TABLES:
+        return _TABLES[key]
+    G, d = X.shape
+    F = bits.pack(X.T) if d else np.zeros((0, bits.n_words(G)), np.uint64)
+    IMP = implications(X)
+    CHAIN, n_chains = implication_chains(X, IMP)
+    tables = (F, np.ascontiguousarray(IMP.T), CHAIN, n_chains)
+    while len(_TABLES) >= 4:
+        _TABLES.pop(next(iter(_TABLES)))
+    _TABLES[key] = tables
+    return tables
+
+
 def byte_tables(v: np.ndarray, n_words: int) -> np.ndarray:
     """The lookup table ``T[w, b, byte, 0]`` = sum of v over the set bits of ``byte`` at byte
     ``b`` of word ``w``, ``T[w, b, byte, 1]`` the same for min(v, 0) (side by side: both
@@ -479,8 +505,21 @@ expands the root and its children (the same nodes, counted in each), then takes 
 grandchildren round-robin.  Dealing the root's children instead can leave one worker with
 most of the nodes."""
 PARALLEL_ROUND = 20_000
-"""With ``workers > 1``, each worker's share of nodes per round (a count, so that the rounds,
-and what is shared between them, do not depend on the clock)."""
+"""With ``workers > 1``, each worker's share of nodes per round at most (a count, so that the
+rounds, and what is shared between them, do not depend on the clock), and the serial
+search's first chunk at most; on large data fewer (:func:`round_nodes`)."""
+ROUND_WORK = 10**8
+"""Word operations a round (or a first chunk) may cost: a node evaluates its children over
+``words`` 64-bit words per literal, so a round is at most ``ROUND_WORK / (words * literals)``
+nodes -- a count fixed by the data's size, short enough that the clock is checked within a
+fraction of a second on large tables."""
+
+
+def round_nodes(words: int, literals: int) -> int:
+    """Nodes per round (and in the first chunk) on data of ``words`` 64-bit words per
+    literal and ``literals`` literals: :data:`PARALLEL_ROUND`, fewer on large data (at
+    least 50)."""
+    return int(max(50, min(PARALLEL_ROUND, ROUND_WORK // max(1, words * literals))))
 
 
 class _Search:
@@ -542,7 +581,7 @@ class _Search:
 def price_by_branch_and_bound(X: np.ndarray, v: np.ndarray, const: float, lit: float,
                               max_length: int, *, K: int = 50, upper: float = 0.0, tighten: bool = True,
                               node_limit: int | None = None, deadline: float | None = None,
-                              chunk: int = 20000, order: str = "lb",
+                              chunk: int | None = None, order: str = "lb",
                               found_node_limit: int | None = None, workers: int = 1) -> BnBResult:
     """Run the search on groups ``X`` (G x d bool) with coefficients ``v`` (see module doc).
 
@@ -560,13 +599,11 @@ def price_by_branch_and_bound(X: np.ndarray, v: np.ndarray, const: float, lit: f
     X = np.asarray(X, dtype=bool)
     G, d = X.shape
     D = int(max(1, min(max_length, d)))
-    F = bits.pack(X.T) if d else np.zeros((0, bits.n_words(G)), np.uint64)
     W = bits.n_words(G)
+    F, IMPT, CHAIN, n_chains = data_tables(X)
     T = byte_tables(np.asarray(v, dtype=float), W)
-    IMP = implications(X)
-    CHAIN, n_chains = implication_chains(X, IMP)
     K = max(1, int(K))
-    fixed = (F, np.ascontiguousarray(IMP.T), CHAIN, n_chains, T, float(const), float(lit), D, K,
+    fixed = (F, IMPT, CHAIN, n_chains, T, float(const), float(lit), D, K,
              bool(tighten), order == "rc")
     found = -1 if found_node_limit is None else int(found_node_limit)
 
@@ -576,10 +613,11 @@ def price_by_branch_and_bound(X: np.ndarray, v: np.ndarray, const: float, lit: f
              PARALLEL_SPLIT_DEPTH)
 
     root = _Search(D, d, W, G, K, upper)
+    per_round = round_nodes(W, d)
     if workers > 1:
         return _parallel(root, run, int(workers), K, bool(tighten), float(upper), node_limit,
-                         deadline, found_node_limit, t0)
-    budget = chunk
+                         deadline, found_node_limit, t0, per_round)
+    budget = per_round if chunk is None else chunk
     while True:
         if node_limit is not None:
             budget = min(budget, node_limit - root.nodes)
@@ -610,7 +648,7 @@ def _merge(shares: list) -> dict:
 
 def _parallel(root: _Search, run, workers: int, K: int, tighten: bool, upper: float,
               node_limit: int | None, deadline: float | None, found_node_limit: int | None,
-              t0: float) -> BnBResult:
+              t0: float, per_round: int = PARALLEL_ROUND) -> BnBResult:
     """The search on ``workers`` threads, deterministic for a given number of workers: the
     root is expanded once; every worker, with a copy of the state, expands the nodes above
     :data:`PARALLEL_SPLIT_DEPTH` and takes, below each, the children at positions ``p`` with
@@ -640,7 +678,7 @@ def _parallel(root: _Search, run, workers: int, K: int, tighten: bool, upper: fl
             active = [s for s in shares if not s.done]
             if not active:
                 break
-            per = PARALLEL_ROUND
+            per = per_round
             if node_limit is not None:
                 per = min(per, (node_limit - total) // len(active))
                 if per <= 0:
