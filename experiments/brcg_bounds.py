@@ -6,13 +6,13 @@ clauses of at most D = C - 1 literals and the empty clause) on the whole data se
 as in brcg_table.py, with the *same* deterministic limits for both variants:
 
 * ``today``: the code of ``--today-src`` (a checkout of main; default: this checkout with the
-  new bound switched off, ``bound_search_steps=0``, ``smoothing=0``), run in a subprocess;
+  new bound switched off, ``bound_search_steps=0``, ``_smoothing=0``), run in a subprocess;
 * ``new``: this checkout (the Lagrangian bound at the best complexity dual, by clause length,
   as an exact knapsack over the enumerated clauses of negative reduced cost, ``bounds.py``;
   pricing's branch-and-bound with the exclusion bound, ``pricing/bnb.py``).
 
 The default limits (``effort="certify"`` (``rulecert.mipmodels.colgen.presets.certify_settings``), which
-``rulecert brcg --certify`` uses too: 100 iterations, 3 x 10^7 branch-and-bound nodes per
+``rulecert brcg --effort certify`` uses too: 100 iterations, 3 x 10^7 branch-and-bound nodes per
 pricing call per 2000 rows, 500 restricted-IP nodes, gap closing up to 100,000 clauses with
 10^8 nodes; the bound's search: 3 complexity duals per iteration at 10^6 nodes each, and where
 pricing finds no clause a last search, a descent in the dual, of ``--final-bound-nodes`` =
@@ -50,7 +50,7 @@ it the table depends on the machine and the run.
 ``strengthen_bound``: N nodes per 2000 rows of the complexity-dual descent at the fit's last
 duals, in a column of its own.  A fit whose pricing came up empty ran that descent already
 with ``--final-bound-nodes``; ``strengthen_bound`` skips it unless N is larger (``-``).  The
-default N is ``--final-bound-nodes``' (as ``rulecert brcg --certify``): only the fits that
+default N is ``--final-bound-nodes``' (as ``rulecert brcg --effort certify``): only the fits that
 ``max_iter`` stopped before their last search get it.  Ionosphere at C = 10 (100 iterations,
 2 workers): bound 0 -> 9 with 10^8 nodes, 134 s on top of the fit's 67 s; at C = 20 it stays 0
 (the last restricted LP is 1.4).
@@ -105,8 +105,9 @@ def limits(args, rows: int, variant: str) -> dict:
     for name in BOUND_FIELDS + ("dive", "dive_nodes", "polish_kicks", "adaptive_chain",
                                 "positive_side_cover_lps", "error_free_cover_lps"):
         del kw[name]
-    if variant == "today-off":
+    if variant == "today-off":          # this checkout, in this process: the new names
         kw.update(bound_search_steps=0, _smoothing=0.0)
+        return kw
     from rulecert.mipmodels.colgen.options import RENAMED
     old = {new: was for was, new in RENAMED.items() if new}
     return {old.get(k, k.lstrip("_")): v for k, v in kw.items()}
@@ -318,22 +319,23 @@ def main(argv=None):
                     help="then spend this many nodes per 2000 rows on strengthen_bound at the "
                          "fit's last duals (a column of its own; fits whose own last search ran "
                          "only when this exceeds --final-bound-nodes; default: the last "
-                         "search's budget, as `rulecert brcg --certify`; 0: none)")
+                         "search's budget, as `rulecert brcg --effort certify`; 0: none)")
     ap.add_argument("--smoothing", type=float, default=0.0)
     ap.add_argument("--dive", action=argparse.BooleanOptionalAction, default=True,
-                    help="the column-generation dive before the restricted IP (ColGenOptions.dive; "
-                         "on in certification_options; today's code runs without it)")
+                    help="the column-generation dive before the restricted IP (option dive; "
+                         "on with effort='certify'; today's code runs without it)")
     ap.add_argument("--adaptive-chain", action=argparse.BooleanOptionalAction, default=True,
                     help="order the beam search and the short branch-and-bound by their "
-                         "counted work (ColGenOptions.adaptive_chain; on in "
-                         "certification_options; today's code runs without it)")
+                         "counted work (option adaptive_chain; on with "
+                         "effort='certify'; today's code runs without it)")
     ap.add_argument("--dive-nodes", type=int, default=CERTIFY["dive_nodes"],
                     help="branch-and-bound pricing nodes per 2000 rows of the whole dive")
     ap.add_argument("--polish", action=argparse.BooleanOptionalAction, default=True,
-                    help="polishing after the restricted IP (ColGenOptions.polish; on by "
+                    help="polishing after the restricted IP (option polish; on by "
                          "default; today's code runs without it)")
     ap.add_argument("--polish-iterations", type=int, default=CERTIFY["polish_kicks"],
-                    help="kicks of polishing per 2000 rows (certification_options)")
+                    help="kicks of polishing per 2000 rows (option polish_kicks, as "
+                         "effort='certify' sizes it)")
     ap.add_argument("--positive-side-nodes", type=int, default=CERTIFY["positive_side_cover_lps"],
                     help="cover LPs of the positive-side pricing proof at the end of a fit "
                          "whose gap is open, per 2000 rows (0: off)")
@@ -361,7 +363,7 @@ def main(argv=None):
                     help="gap closing's nodes in all per 2000 rows")
     ap.add_argument("--ladder-after-cap", action="store_true",
                     help="gap closing climbs its ladder also when the whole enumeration "
-                         "reached --gap-columns (close_gap_ladder_after_cap)")
+                         "reached --gap-columns (option ladder_after_cap)")
     ap.add_argument("--no-times", action="store_true", help="omit the wall-clock table")
     ap.add_argument("--out", default=None)
     ap.add_argument("--worker", nargs=2, default=None, help=argparse.SUPPRESS)

@@ -17,9 +17,9 @@ def _data(seed=3, n=30, d=7):
     return X, y.astype(int)
 
 
-def _cv(**kw):
-    base = dict(complexity_bounds=(3, 6, 9), cv=3, max_clause_length=3,
-                pricing_deterministic_time=10.0, random_state=0)
+def _cv(solver_options=None, **kw):
+    base = dict(complexity_bounds=(3, 6, 9), cv=3, max_clause_length=3, random_state=0,
+                solver_options=dict(pricing_deterministic_time=10.0, **(solver_options or {})))
     base.update(kw)
     return BooleanRuleCGCV(**base)
 
@@ -74,7 +74,7 @@ def test_time_limit_bounds_the_whole_fit_and_is_honest():
     y = ((X[:, 0] & X[:, 1]) | (X[:, 2] & X[:, 3] & X[:, 4]) ^ (rng.random(600) < 0.3)).astype(int)
     t0 = time.perf_counter()
     m = BooleanRuleCGCV(complexity_bounds=(5, 15, 30), cv=2, time_limit=3.0,
-                        pricing="exact", random_state=0).fit(X, y)
+                        random_state=0, solver_options=dict(pricers="exact")).fit(X, y)
     assert time.perf_counter() - t0 < 3.0 + 2.0
     c = m.certificate_
     assert c.lower_bound <= c.objective
@@ -85,8 +85,10 @@ def test_time_limit_bounds_the_whole_fit_and_is_honest():
 
 @pytest.mark.parametrize("kw, match", [
     (dict(complexity_bounds=()), "empty"),
-    (dict(complexity_bounds=(1, 5), empty_clause=False), "1 < 2: no clause fits"),
-    (dict(complexity_bounds=(0.5, 5), empty_clause=True), "0.5 < 1: no clause fits"),
+    (dict(complexity_bounds=(1, 5), solver_options=dict(empty_clause=False)),
+     "1 < 2: no clause fits"),
+    (dict(complexity_bounds=(0.5, 5), solver_options=dict(empty_clause=True)),
+     "0.5 < 1: no clause fits"),
     (dict(complexity_bounds=("a",)), "numbers"),
     (dict(cv=1), "cv"),
     (dict(cv=20), "samples of each class"),
@@ -132,13 +134,14 @@ def test_the_default_grid_starts_at_the_simplest_models():
     small class is searched whole) and fits its C."""
     from rulecert.estimators.brcg import DEFAULT_GRID
     X, y = _data(5, n=40)
-    m = BooleanRuleCGCV(cv=2, max_clause_length=3, max_iter=2, random_state=0).fit(X, y)
+    m = BooleanRuleCGCV(cv=2, max_clause_length=3, random_state=0,
+                        solver_options=dict(max_iter=2)).fit(X, y)
     assert m.get_params()["complexity_bounds"] is None
     assert m.cv_results_["complexity_bound"] == list(DEFAULT_GRID) and DEFAULT_GRID[0] == 1
     for i, C in enumerate(DEFAULT_GRID):
         assert all(rs.complexity <= C for rs in m.cv_rulesets_[i])
         if C <= 5:
             assert m.cv_results_["proven_optimal"][i] == 1.0
-    no_empty = BooleanRuleCGCV(cv=2, max_clause_length=3, max_iter=1, empty_clause=False,
-                               random_state=0).fit(X, y)
+    no_empty = BooleanRuleCGCV(cv=2, max_clause_length=3, random_state=0,
+                               solver_options=dict(max_iter=1, empty_clause=False)).fit(X, y)
     assert no_empty.cv_results_["complexity_bound"] == [c for c in DEFAULT_GRID if c >= 2]

@@ -81,7 +81,7 @@ def _with_and_without(X, y, problem, key, C, D, off: dict, on: dict, **kw):
 
 
 # ---- exactness on tiny instances ------------------------------------------------------------
-CASES = [  # seed, form, C, D, weighted, fn_weight, clause_penalty, literal_penalty, pricing
+CASES = [  # seed, form, C, D, weighted, fn_weight, clause_penalty, literal_penalty, pricers
     (0, "dnf", 8, 3, False, 1.0, 0.0, 0.0, "auto"),
     (1, "dnf", 10, 3, False, 1.0, 0.0, 0.0, "exact"),
     (2, "dnf", 6, 2, False, 1.0, 0.0, 0.0, "bnb"),
@@ -104,7 +104,7 @@ def test_final_ip_equals_brute_force(case):
     sw = np.random.default_rng(seed + 100).integers(1, 4, len(y)).astype(float) if weighted else None
     problem = RuleProblem.from_matrix(X, y, [f"f{j}" for j in range(X.shape[1])], sample_weight=sw)
     kw = dict(fn_weight=fnw, clause_penalty=lam0, literal_penalty=lam1)
-    rs, cert = solve(problem, complexity_bound=C, max_clause_length=D, form=form, pricing=pricing,
+    rs, cert = solve(problem, complexity_bound=C, max_clause_length=D, form=form, pricers=pricing,
                      pricing_deterministic_time=20.0, **kw)
     bf, bf_obj = brute_force_ruleset(X, y, C, D, sample_weight=sw, form=form, **kw)
     assert math.isclose(ruleset_objective(bf, problem, **kw).objective, bf_obj, abs_tol=1e-9)
@@ -121,7 +121,7 @@ def test_lp_bound_at_convergence_is_below_optimum(seed, pricing):
     X, y = _instance(seed + 20, noise=0.3)
     problem = RuleProblem.from_matrix(X, y)
     C = 6 + seed % 5
-    rs, cert = solve(problem, complexity_bound=C, max_clause_length=3, pricing=pricing,
+    rs, cert = solve(problem, complexity_bound=C, max_clause_length=3, pricers=pricing,
                      close_gap=False, pricing_deterministic_time=20.0)
     _, bf_obj = brute_force_ruleset(X, y, C, 3)
     assert cert.stats["lp_converged"] or cert.stats["stop_reason"] == "lp_bound_attained"
@@ -137,9 +137,9 @@ def test_every_reported_bound_is_valid_under_limits(seed):
     problem = RuleProblem.from_matrix(X, y)
     C = int(rng.integers(5, 13))
     opts = dict(complexity_bound=C, max_clause_length=3, max_iter=int(rng.integers(0, 4)),
-                pricing=str(rng.choice(["auto", "heuristic", "bnb"])),
-                heuristic_max_generated=int(rng.choice([3, 30, 5000])),
-                bnb_node_limit=int(rng.choice([5, 50, 100000])),
+                pricers=str(rng.choice(["auto", "heuristic", "bnb"])),
+                _heuristic_max_generated=int(rng.choice([3, 30, 5000])),
+                pricing_nodes=int(rng.choice([5, 50, 100000])),
                 close_gap=bool(rng.random() < 0.5), columns_per_iter=int(rng.integers(1, 6)))
     rs, cert = solve(problem, **opts)
     _, bf_obj = brute_force_ruleset(X, y, C, 3)
@@ -416,7 +416,7 @@ def test_parallel_column_generation_reaches_the_brute_force_optimum():
     problem = RuleProblem.from_matrix(X, y)
     _, bf_obj = brute_force_ruleset(X, y, 12, 3)
     for w in (1, 2):
-        rs, cert = solve(problem, complexity_bound=12, max_clause_length=3, pricing="bnb",
+        rs, cert = solve(problem, complexity_bound=12, max_clause_length=3, pricers="bnb",
                          workers=w)
         _check_certificate(cert, rs, problem, bf_obj, 12)
         assert cert.proven_optimal and math.isclose(cert.objective, bf_obj, abs_tol=1e-9)
@@ -424,9 +424,9 @@ def test_parallel_column_generation_reaches_the_brute_force_optimum():
     X, y = _instance(11, n=60, d=10, noise=0.3)
     problem = RuleProblem.from_matrix(X, y)
     _, bf_obj = brute_force_ruleset(X, y, 8, 3)
-    limited = [solve(problem, complexity_bound=8, max_clause_length=3, pricing="bnb",
-                     workers=2, max_iter=4, bnb_node_limit=30, bnb_found_node_limit=5,
-                     bound_node_limit=40, close_gap_node_limit=50, heuristic_max_generated=3,
+    limited = [solve(problem, complexity_bound=8, max_clause_length=3, pricers="bnb",
+                     workers=2, max_iter=4, pricing_nodes=30, _found_nodes=5,
+                     bound_nodes=40, close_gap_nodes=50, _heuristic_max_generated=3,
                      beam_width=1) for _ in range(2)]
     for rs, cert in limited:
         _check_certificate(cert, rs, problem, bf_obj, 8)
@@ -594,8 +594,8 @@ def test_bad_input_raises_clear_errors():
         solve(RuleProblem.from_matrix(X, np.ones(len(y), int)))
     with pytest.raises(ValueError, match="penalized form needs"):
         solve(p, complexity_bound=None)
-    with pytest.raises(ValueError, match="pricing"):
-        solve(p, pricing="magic")
+    with pytest.raises(ValueError, match="pricers must be one of"):
+        solve(p, pricers="magic")
     with pytest.raises(ValueError, match="fn_weight"):
         solve(p, fn_weight=0.0)
     with pytest.raises(ValueError, match="no binary features"):
@@ -621,7 +621,7 @@ def test_iteration_limit_is_reported_honestly():
 def test_options_object_and_overrides():
     X, y = _instance(2)
     p = RuleProblem.from_matrix(X, y)
-    o = ColGenOptions(complexity_bound=8, max_clause_length=2)
+    o = ColGenOptions.of(complexity_bound=8, max_clause_length=2)
     rs1, c1 = solve(p, o)
     rs2, c2 = solve(p, o, complexity_bound=4)
     assert rs2.complexity <= 4 and c2.objective >= c1.objective
@@ -665,7 +665,7 @@ def test_initial_clauses_and_column_cap():
     assert cert.proven_optimal and cert.objective == bf_obj
     with pytest.raises(ValueError, match="initial clause"):
         solve(p, initial_clauses=[(0, 99)])
-    rs, cert = solve(p, complexity_bound=8, max_clause_length=3, max_columns=3, close_gap=False)
+    rs, cert = solve(p, complexity_bound=8, max_clause_length=3, _max_columns=3, close_gap=False)
     assert cert.stats["columns"] <= 3
     _check_certificate(cert, rs, p, bf_obj, 8)
     if not cert.proven_optimal:
@@ -712,8 +712,8 @@ def test_initial_solution_is_the_restricted_ip_incumbent():
     sol = [list(c) for c in sol1.solution_clauses]
     assert sol and ruleset_objective(first, p).objective == c1.objective
     rs, cert = solve(p, complexity_bound=12, max_clause_length=3, max_iter=1, close_gap=False,
-                     initial_solution=sol, pricing="heuristic", heuristic_max_generated=1,
-                     ip_node_limit=1)
+                     initial_solution=sol, pricers="heuristic", _heuristic_max_generated=1,
+                     ip_nodes=1)
     assert cert.objective <= c1.objective
     assert cert.warm_start_objective <= c1.objective   # the IP started from it (or better)
     assert ruleset_objective(rs, p).objective == cert.objective and rs.complexity <= 12
@@ -733,7 +733,7 @@ def test_cpsat_pricing_stopped_before_any_bound_proves_nothing(seed):
     r = cpsat_pricing(PricingInstance(X, np.where(y == 1, -1.0, 1.0), 0.0, 0.0, 3,
                                       np.arange(8), exact=True), deterministic_time=1e-9)
     assert not r.complete and r.bound == -math.inf
-    rs, cert = solve(p, complexity_bound=8, max_clause_length=3, pricing="exact",
+    rs, cert = solve(p, complexity_bound=8, max_clause_length=3, pricers="exact",
                      pricing_deterministic_time=1e-9, close_gap=False)
     _, bf_obj = brute_force_ruleset(X, y, 8, 3)
     _check_certificate(cert, rs, p, bf_obj, 8)
@@ -913,13 +913,14 @@ def test_gap_closing_cap_default_and_an_enumeration_cut_short_proves_no_optimum(
     g = cert.stats["gap_closing"]
     assert g["cap"] == 10_000 and g["complete"] and g["enumerated"] > 2
     assert cert.proven_optimal and cert.objective == bf_obj
-    rs, cert = solve(p, complexity_bound=9, max_clause_length=3, close_gap_max_columns=2)
+    rs, cert = solve(p, complexity_bound=9, max_clause_length=3, close_gap_columns=2)
     g = cert.stats["gap_closing"]
     assert g["cap"] == 2 and not g["complete"] and g["added"] <= 2
     _check_certificate(cert, rs, p, bf_obj, 9)
-    assert cert.stats["bound_kind"] != "reduced-cost enumeration + restricted IP"
-    with pytest.raises(ValueError, match="close_gap_max_columns"):
-        solve(p, complexity_bound=9, close_gap_max_columns=-1)
+    assert not (cert.stats["bound_kind"] == "gap closing" and
+                cert.stats["bound_detail"] == "reduced-cost enumeration + restricted IP")
+    with pytest.raises(ValueError, match="close_gap_columns must be an integer >= 1"):
+        solve(p, complexity_bound=9, close_gap_columns=-1)
 
 
 def test_gap_closing_ladder_proves_partial_bounds_never_past_brute_force(monkeypatch):
@@ -938,23 +939,23 @@ def test_gap_closing_ladder_proves_partial_bounds_never_past_brute_force(monkeyp
         X, y = _instance(seed + 900, n=50, d=10, noise=0.3)
         C, D = [(9, 4), (12, 5), (8, 3), (10, 4)][seed % 4]
         p = RuleProblem.from_matrix(X, y)
-        kw = dict(complexity_bound=C, max_clause_length=D, pricing="heuristic", max_iter=3,
+        kw = dict(complexity_bound=C, max_clause_length=D, pricers="heuristic", max_iter=3,
                   bound_search_steps=0, seed=seed)
         off = solve(p, close_gap=False, **kw).certificate.lower_bound
         _, opt = brute_force_ruleset(X, y, C, D)
         bounds = []
         for limit in (100, 300, 1000, 3000):
-            rs, cert = solve(p, close_gap_node_limit=limit, **kw)
+            rs, cert = solve(p, close_gap_nodes=limit, **kw)
             _check_certificate(cert, rs, p, opt, C)
             g = cert.stats.get("gap_closing") or {}
             for b, u, nodes, complete in g.get("ladder", [])[1:]:
                 assert u <= g["threshold"] + 1e-6 and nodes <= limit
-            kind = cert.stats["bound_kind"]
-            if kind.startswith("partial reduced-cost enumeration"):
+            kind, detail = cert.stats["bound_kind"], cert.stats["bound_detail"]
+            if kind == "gap closing" and detail.startswith("partial reduced-cost enumeration"):
                 partial += cert.lower_bound < opt
                 assert not g["complete"] and g["cut"] <= g["threshold"]
                 assert off < cert.lower_bound <= max(b for b, *_, ok in g["ladder"][1:] if ok)
-            elif kind.startswith("lagrangian at gap closing's duals"):
+            elif kind == "lagrangian" and detail.startswith("at gap closing's duals"):
                 partial += cert.lower_bound < opt
                 assert not g["complete"] and off < cert.lower_bound == g["lagrangian"]["bound"]
             bounds.append(cert.lower_bound)
@@ -963,7 +964,7 @@ def test_gap_closing_ladder_proves_partial_bounds_never_past_brute_force(monkeyp
 
 
 def test_gap_closing_ladder_after_the_cap_is_opt_in_and_never_past_brute_force():
-    """``close_gap_ladder_after_cap``: a whole-threshold enumeration that reached its cap
+    """``ladder_after_cap``: a whole-threshold enumeration that reached its cap
     climbs the ladder too.  By default it does not (the ladder holds the whole threshold
     alone and the bound is the one without gap closing); with the option, on two tiny
     instances and caps of 3, 10 and 30 clauses, rungs run below the threshold, the bound
@@ -973,15 +974,15 @@ def test_gap_closing_ladder_after_the_cap_is_opt_in_and_never_past_brute_force()
     for seed in (2, 6):
         X, y = _instance(seed + 900, n=50, d=10, noise=0.3)
         p = RuleProblem.from_matrix(X, y)
-        kw = dict(complexity_bound=8, max_clause_length=3, pricing="heuristic", max_iter=3,
+        kw = dict(complexity_bound=8, max_clause_length=3, pricers="heuristic", max_iter=3,
                   bound_search_steps=0, seed=seed)
         off = solve(p, close_gap=False, **kw).certificate.lower_bound
         _, opt = brute_force_ruleset(X, y, 8, 3)
         for cap in (3, 10, 30):
-            rs, cert = solve(p, close_gap_max_columns=cap, **kw)
+            rs, cert = solve(p, close_gap_columns=cap, **kw)
             g = cert.stats["gap_closing"]
             assert not g["complete"] and len(g["ladder"]) == 1 and cert.lower_bound == off
-            rs, cert = solve(p, close_gap_max_columns=cap, close_gap_ladder_after_cap=True, **kw)
+            rs, cert = solve(p, close_gap_columns=cap, ladder_after_cap=True, **kw)
             _check_certificate(cert, rs, p, opt, 8)
             g = cert.stats["gap_closing"]
             assert len(g["ladder"]) > 1 and all(u <= g["threshold"] + 1e-6
@@ -989,8 +990,8 @@ def test_gap_closing_ladder_after_the_cap_is_opt_in_and_never_past_brute_force()
             assert off <= cert.lower_bound <= opt
             raised += cert.lower_bound > off
     assert raised >= 2
-    with pytest.raises(ValueError, match="close_gap_ladder_after_cap"):
-        solve(p, complexity_bound=8, close_gap_ladder_after_cap="yes")
+    with pytest.raises(ValueError, match="ladder_after_cap must be True or False"):
+        solve(p, complexity_bound=8, ladder_after_cap="yes")
 
 
 def test_gap_closing_enumeration_gives_the_lagrangian_bound_at_its_duals(monkeypatch):
@@ -1012,9 +1013,9 @@ def test_gap_closing_enumeration_gives_the_lagrangian_bound_at_its_duals(monkeyp
         _, opt = brute_force_ruleset(X, y, C, D, sample_weight=sw, form=form, fn_weight=fnw,
                                      **obj_kw)
         kw = dict(complexity_bound=C, max_clause_length=D, form=form, fn_weight=fnw,
-                  pricing="heuristic", max_iter=3, bound_search_steps=0, seed=seed, **obj_kw)
+                  pricers="heuristic", max_iter=3, bound_search_steps=0, seed=seed, **obj_kw)
         for limit in (100, 300, 1000):
-            rs, cert = solve(p, close_gap_node_limit=limit, **kw)
+            rs, cert = solve(p, close_gap_nodes=limit, **kw)
             _check_certificate(cert, rs, p, opt, C, fn_weight=fnw, **obj_kw)
             lag = (cert.stats.get("gap_closing") or {}).get("lagrangian")
             if lag is None:
@@ -1022,19 +1023,20 @@ def test_gap_closing_enumeration_gives_the_lagrangian_bound_at_its_duals(monkeyp
             tried += 1
             assert lag["bound"] <= opt + 1e-9, (seed, limit, lag, opt)
             assert cert.lower_bound >= lag["bound"]
-            raised += cert.stats["bound_kind"].startswith("lagrangian at gap closing's duals")
+            raised += (cert.stats["bound_kind"] == "lagrangian" and
+                       cert.stats["bound_detail"].startswith("at gap closing's duals"))
     assert raised >= 4 and tried >= 20, (raised, tried)
 
 
 @pytest.mark.parametrize("local_search", [True, False])
 def test_local_search_option_switches_the_start_and_keeps_results_valid(local_search):
-    """``local_search=False`` starts the restricted IP from the plain greedy selection (no
+    """``_local_search=False`` starts the restricted IP from the plain greedy selection (no
     search in the stats); either way the certificate is valid against brute force."""
     X, y = _instance(520, n=30, noise=0.3)
     p = RuleProblem.from_matrix(X, y)
     _, bf_obj = brute_force_ruleset(X, y, 9, 3)
     rs, cert = solve(p, complexity_bound=9, max_clause_length=3, max_iter=1, close_gap=False,
-                     local_search=local_search)
+                     _local_search=local_search)
     _check_certificate(cert, rs, p, bf_obj, 9)
     info = cert.stats["local_search"]
     assert ("kicks" in info) is local_search and "greedy_objective" in info
@@ -1042,7 +1044,7 @@ def test_local_search_option_switches_the_start_and_keeps_results_valid(local_se
 
 
 # ---- the empty clause (paper's pricing (6)-(10) without a literal; AIX360 returns it) --------
-EMPTY_CASES = [  # seed, form, C, D, clause_penalty, literal_penalty, pricing
+EMPTY_CASES = [  # seed, form, C, D, clause_penalty, literal_penalty, pricers
     (0, "dnf", 1, 3, 0.0, 0.0, "auto"), (1, "dnf", 3, 2, 0.0, 0.0, "auto"),
     (2, "dnf", 5, 3, 0.0, 0.0, "exact"), (3, "cnf", 5, 2, 0.0, 0.0, "bnb"),
     (4, "dnf", None, 3, 1.0, 0.5, "auto"), (5, "dnf", 7, 3, 0.0, 0.0, "auto"),
@@ -1066,7 +1068,7 @@ def test_empty_clause_final_ip_equals_brute_force(case):
         y = 1 - y
     problem = RuleProblem.from_matrix(X, y)
     kw = dict(clause_penalty=lam0, literal_penalty=lam1)
-    rs, cert = solve(problem, complexity_bound=C, max_clause_length=D, form=form, pricing=pricing,
+    rs, cert = solve(problem, complexity_bound=C, max_clause_length=D, form=form, pricers=pricing,
                      empty_clause=True, pricing_deterministic_time=20.0, **kw)
     _, bf_obj = brute_force_ruleset(X, y, C, D, form=form, empty_clause=True, **kw)
     _, bf_plain = (None, math.inf) if C is not None and C < 2 else \
@@ -1102,14 +1104,14 @@ def test_small_class_search_certifies_the_brute_force_optimum(case):
     _, bf = brute_force_ruleset(X, y, C, 6, form=form, empty_clause=empty, sample_weight=w, **kw)
     # the enumeration capped at one clause proves nothing: the proof is the search's
     rs, cert = solve(problem, complexity_bound=C, form=form, empty_clause=empty, max_iter=0,
-                     polish=False, close_gap_max_columns=1, **kw)
+                     polish=False, close_gap_columns=1, **kw)
     _check_certificate(cert, rs, problem, bf, C, **kw)
     assert cert.proven_optimal and math.isclose(cert.objective, bf, abs_tol=1e-9)
     small = (cert.stats["gap_closing"] or {}).get("small_class")
     assert small is None or math.isclose(small["bound"], bf, abs_tol=1e-9)
     for nodes in (1, 3):
         rs, cert = solve(problem, complexity_bound=C, form=form, empty_clause=empty, max_iter=0,
-                         polish=False, close_gap_node_limit=nodes, **kw)
+                         polish=False, close_gap_nodes=nodes, **kw)
         _check_certificate(cert, rs, problem, bf, C, **kw)
     off = solve(problem, complexity_bound=C, form=form, empty_clause=empty, max_iter=0,
                 polish=False, close_gap=False, **kw)[1]
@@ -1125,7 +1127,7 @@ def test_empty_clause_is_chosen_when_best_and_bounds_stay_valid_under_limits():
         _, bf_obj = brute_force_ruleset(X, y, C, 3, empty_clause=True)
         _, bf_plain = brute_force_ruleset(X, y, C, 3)
         rs, cert = solve(problem, complexity_bound=C, max_clause_length=3, empty_clause=True,
-                         max_iter=seed % 3, close_gap=bool(seed % 2), bnb_node_limit=50)
+                         max_iter=seed % 3, close_gap=bool(seed % 2), pricing_nodes=50)
         _check_certificate(cert, rs, problem, bf_obj, C)
         chosen += () in [tuple(c) for c in rs.clauses] and bf_obj < bf_plain
     assert chosen >= 2, "the instances should make the empty clause strictly better sometimes"
@@ -1134,16 +1136,16 @@ def test_empty_clause_is_chosen_when_best_and_bounds_stay_valid_under_limits():
 def test_empty_clause_estimator_at_complexity_one():
     from rulecert.estimators.brcg import BooleanRuleCGClassifier, BooleanRuleCGCV
     X, y = _positive_heavy(3)
-    clf = BooleanRuleCGClassifier(1, empty_clause=True).fit(X.astype(int), y)
+    clf = BooleanRuleCGClassifier(1, solver_options={'empty_clause': True}).fit(X.astype(int), y)
     # the only rule sets of complexity <= 1: predict 0 (loss = positives) or TRUE (negatives)
     want_true = (y == 0).sum() < (y == 1).sum()
     assert want_true and clf.complexity_ == 1 and "(true)" in str(clf)
     assert (clf.predict(X.astype(int)) == 1).all() and clf.certificate_.proven_optimal
     with pytest.raises(ValueError, match="no clause fits"):
-        BooleanRuleCGClassifier(1, empty_clause=False).fit(X.astype(int), y)
+        BooleanRuleCGClassifier(1, solver_options={'empty_clause': False}).fit(X.astype(int), y)
     with pytest.raises(ValueError, match="no clause fits"):
-        BooleanRuleCGCV([1, 5], cv=2, empty_clause=False).fit(X.astype(int), y)
-    cv = BooleanRuleCGCV([1, 5], cv=2, empty_clause=True, random_state=0).fit(X.astype(int), y)
+        BooleanRuleCGCV([1, 5], cv=2, solver_options={'empty_clause': False}).fit(X.astype(int), y)
+    cv = BooleanRuleCGCV([1, 5], cv=2, random_state=0, solver_options={'empty_clause': True}).fit(X.astype(int), y)
     assert cv.complexity_ <= cv.complexity_bound_
 
 
@@ -1164,7 +1166,7 @@ def test_light_ip_options_reach_the_ip_only_and_keep_it_exact(case, monkeypatch)
     problem = RuleProblem.from_matrix(X, y)
     kw = dict(fn_weight=fnw, clause_penalty=lam0, literal_penalty=lam1)
     rs, cert = solve(problem, complexity_bound=C, max_clause_length=D, form=form,
-                     pricing=pricing, pricing_deterministic_time=20.0,
+                     pricers=pricing, pricing_deterministic_time=20.0,
                      ip_options=LIGHT_IP_OPTIONS, **kw)
     _, bf_obj = brute_force_ruleset(X, y, C, D, form=form, **kw)
     _check_certificate(cert, rs, problem, bf_obj, C, **kw)
@@ -1183,36 +1185,36 @@ def test_bad_ip_options_fail_before_any_work(monkeypatch):
         solve(p, complexity_bound=5, ip_options={"mip_magic": 1})
     with pytest.raises(ValueError, match="HiGHS refuses mip_heuristic_effort='lots'"):
         solve(p, complexity_bound=5, ip_options={"mip_heuristic_effort": "lots"})
-    with pytest.raises(ValueError, match="'mip_max_nodes' is set by rulecert; use ip_node_limit"):
+    with pytest.raises(ValueError, match="'mip_max_nodes' is set by rulecert; use ip_nodes"):
         solve(p, complexity_bound=5, ip_options={"mip_max_nodes": 3})
     with pytest.raises(ValueError, match="ip_options must be a dict"):
         solve(p, complexity_bound=5, ip_options=["mip_heuristic_effort"])
 
 
 def test_the_estimators_pass_their_bound_node_limits_to_the_solve(monkeypatch):
-    """bound_node_limit and final_bound_node_limit reach every solve of both estimators; their
-    defaults are ColGenOptions' own; a bad value is refused by name before any fit."""
-    import dataclasses
-
+    """bound_nodes and final_bound_nodes (``solver_options``) reach every solve of both
+    estimators; their defaults are ColGenOptions' own; a bad value is refused by name before
+    any fit."""
     from rulecert.estimators.brcg import BooleanRuleCGClassifier, BooleanRuleCGCV
     from rulecert.mipmodels import colgen
-    fields = {f.name: f.default for f in dataclasses.fields(colgen.ColGenOptions)}
+    defaults = colgen.ColGenOptions().certification
     for est in (BooleanRuleCGClassifier(), BooleanRuleCGCV()):
-        assert est.bound_node_limit == fields["bound_node_limit"]
-        assert est.final_bound_node_limit == fields["final_bound_node_limit"]
+        o = est._options(30, 0, 5, None)
+        assert o.certification.bound_nodes == defaults.bound_nodes
+        assert o.certification.final_bound_nodes == defaults.final_bound_nodes
     seen = []
     orig = colgen.solve
 
     def spy(problem, options=None, **kw):
-        seen.append((options.bound_node_limit, options.final_bound_node_limit))
+        seen.append((options.certification.bound_nodes, options.certification.final_bound_nodes))
         return orig(problem, options, **kw)
     monkeypatch.setattr(colgen, "solve", spy)
     X, y = _instance(2)
-    kw = dict(bound_node_limit=321, final_bound_node_limit=4321, max_iter=2)
+    kw = dict(solver_options=dict(bound_nodes=321, final_bound_nodes=4321, max_iter=2))
     BooleanRuleCGClassifier(5, **kw).fit(X.astype(int), y)
     BooleanRuleCGCV([3, 5], cv=2, **kw).fit(X.astype(int), y)
     assert len(seen) == 1 + 2 * 2 + 1 and set(seen) == {(321, 4321)}
     seen.clear()
-    with pytest.raises(ValueError, match="final_bound_node_limit"):
-        BooleanRuleCGClassifier(5, final_bound_node_limit=0).fit(X.astype(int), y)
+    with pytest.raises(ValueError, match="final_bound_nodes must be an integer >= 0"):
+        BooleanRuleCGClassifier(5, solver_options={'final_bound_nodes': -1}).fit(X.astype(int), y)
     assert seen == []

@@ -2,7 +2,6 @@
 improving and of distinct coverages, the search is the documented one (a plain per-node
 reference in exact arithmetic, ties included), exhaustive with a wide beam, it honours its
 deadline, it proves nothing, and column generation with it stays exact on tiny instances."""
-import dataclasses
 import itertools
 import math
 import time
@@ -335,11 +334,12 @@ def test_bad_beam_width_raises():
 def test_solve_with_beam_equals_brute_force(seed, form, C, D, pricing, width):
     X, y = _instance(seed + 300)
     problem = RuleProblem.from_matrix(X, y)
-    # heuristic_max_generated=1 starves the greedy heuristic so that the beam does the work
-    rs, cert = solve(problem, ColGenOptions(complexity_bound=C, max_clause_length=D, form=form,
-                                            pricing=pricing, beam_width=width,
-                                            heuristic_max_generated=1, heuristic_max_length=2,
-                                            pricing_deterministic_time=20.0))
+    # _heuristic_max_generated=1 starves the greedy heuristic so that the beam does the work
+    rs, cert = solve(problem, ColGenOptions.of(complexity_bound=C, max_clause_length=D, form=form,
+                                               pricers=pricing, beam_width=width,
+                                               _heuristic_max_generated=1,
+                                               _heuristic_max_length=2,
+                                               pricing_deterministic_time=20.0))
     _, bf_obj = brute_force_ruleset(X, y, C, D, form=form)
     score = ruleset_objective(rs, problem)
     assert math.isclose(score.objective, cert.objective, abs_tol=1e-9)
@@ -364,8 +364,8 @@ def test_solve_with_beam_equals_brute_force(seed, form, C, D, pricing, width):
 def test_beam_bound_never_becomes_the_pricing_bound():
     X, y = _instance(321, noise=0.3)
     problem = RuleProblem.from_matrix(X, y)
-    _, cert = solve(problem, complexity_bound=10, max_clause_length=4, pricing="bnb",
-                    heuristic_max_generated=1, heuristic_max_length=2, close_gap=False)
+    _, cert = solve(problem, complexity_bound=10, max_clause_length=4, pricers="bnb",
+                    _heuristic_max_generated=1, _heuristic_max_length=2, close_gap=False)
     for h in cert.history:
         if "pricing_bound_kind" in h:
             assert h["pricing_bound_kind"] != "beam"
@@ -424,7 +424,7 @@ def _price_order(o, history):
     X = np.asarray(X, bool)
     v = np.random.default_rng(1).normal(0, 1, X.shape[0])
     log = list(history)
-    chain.price(X, v, 0.5, 0.05, o.max_clause_length, o, rng=np.random.default_rng(0),
+    chain.price(X, v, 0.5, 0.05, o.model.max_clause_length, o, rng=np.random.default_rng(0),
                 iteration=9, cg_deadline=Deadline(None), improving=lambda inst, r: [],
                 times=dict.fromkeys(chain.TIME_KEYS.values(), 0.0), calls={}, log=log)
     return [e["method"] for e in log[len(history):]]
@@ -436,14 +436,14 @@ def test_the_adaptive_chain_runs_the_short_search_first_when_the_beam_costs_more
     costly = [_entry("beam", int(1e6 * d / BEAM_NODE_SCALE), 0) for _ in range(5)]
     cheap = [_entry("bnb-short", 10**3, 1) for _ in range(5)]
     few = costly[:ADAPTIVE_LEAST - 1] + cheap
-    o = ColGenOptions(complexity_bound=12, max_clause_length=8, pricing="bnb",
-                      heuristic_max_generated=1, heuristic_max_length=2, sample_rows=None)
+    o = ColGenOptions.of(complexity_bound=12, max_clause_length=8, pricers="bnb",
+                         _heuristic_max_generated=1, _heuristic_max_length=2, sample_rows=None)
     fixed = _price_order(o, costly + cheap)
-    adaptive = _price_order(dataclasses.replace(o, adaptive_chain=True), costly + cheap)
+    adaptive = _price_order(o.replace(adaptive_chain=True), costly + cheap)
     assert fixed.index("beam") < fixed.index("bnb-short"), fixed
     assert adaptive.index("bnb-short") < adaptive.index("beam"), adaptive
     assert sorted(adaptive) == sorted(fixed)       # the same pricers, in another order
-    early = _price_order(dataclasses.replace(o, adaptive_chain=True), few)
+    early = _price_order(o.replace(adaptive_chain=True), few)
     assert early.index("beam") < early.index("bnb-short"), early
 
 
@@ -459,10 +459,10 @@ def test_solve_with_the_adaptive_chain_equals_brute_force(monkeypatch):
         X, y = _instance(seed + 340)
         problem = RuleProblem.from_matrix(X, y)
         _, bf_obj = brute_force_ruleset(X, y, 10, 4)
-        rs, cert = solve(problem, ColGenOptions(complexity_bound=10, max_clause_length=4,
-                                                pricing="bnb", heuristic_max_generated=1,
-                                                heuristic_max_length=2, adaptive_chain=True,
-                                                beam_width=1))
+        rs, cert = solve(problem, ColGenOptions.of(complexity_bound=10, max_clause_length=4,
+                                                   pricers="bnb", _heuristic_max_generated=1,
+                                                   _heuristic_max_length=2, adaptive_chain=True,
+                                                   beam_width=1))
         score = ruleset_objective(rs, problem)
         assert math.isclose(score.objective, cert.objective, abs_tol=1e-9)
         assert cert.lower_bound <= bf_obj + 1e-9

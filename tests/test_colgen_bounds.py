@@ -64,7 +64,7 @@ def test_bound_at_any_duals_never_exceeds_the_optimum(seed, empty):
     D = int(rng.integers(1, 4))
     p = _problem(X, y)
     _, opt = brute_force_ruleset(X, y, C, D, empty_clause=empty)
-    st = State(p, ColGenOptions(complexity_bound=C, max_clause_length=D, empty_clause=empty))
+    st = State(p, ColGenOptions.of(complexity_bound=C, max_clause_length=D, empty_clause=empty))
     for _ in range(6):
         mu = rng.uniform(0, 1, len(st.P)) * st.a * rng.choice([0.3, 1.0])
         base = read_duals(st, 0.0, mu, 0.0, empty)
@@ -103,7 +103,7 @@ def test_knapsack_bound_by_clause_length(seed):
     empty = bool(seed % 2)
     p = _problem(X, y)
     _, opt = brute_force_ruleset(X, y, C, D, empty_clause=empty)
-    st = State(p, ColGenOptions(complexity_bound=C, max_clause_length=D, empty_clause=empty))
+    st = State(p, ColGenOptions.of(complexity_bound=C, max_clause_length=D, empty_clause=empty))
     for _ in range(5):
         mu = rng.uniform(0, 1, len(st.P)) * st.a
         dt = read_duals(st, 0.0, mu, float(rng.uniform(0, 3)), empty)
@@ -129,7 +129,7 @@ def test_complexity_dual_search_with_exact_pricing(seed):
     C, D = int(rng.integers(4, 10)), int(rng.integers(2, 4))
     p = _problem(X, y)
     _, opt = brute_force_ruleset(X, y, C, D, empty_clause=True)
-    st = State(p, ColGenOptions(complexity_bound=C, max_clause_length=D, empty_clause=True))
+    st = State(p, ColGenOptions.of(complexity_bound=C, max_clause_length=D, empty_clause=True))
     mu = rng.uniform(0, 1, len(st.P)) * st.a
     lam = float(rng.uniform(0, 1))
     duals = read_duals(st, float(rng.uniform(1, 10)), mu, lam, True)
@@ -162,7 +162,7 @@ def _descent_case(seed):
     rng = np.random.default_rng(seed)
     C, D = int(rng.integers(4, 10)), int(rng.integers(2, 4))
     _, opt = brute_force_ruleset(X, y, C, D, empty_clause=True)
-    st = State(_problem(X, y), ColGenOptions(complexity_bound=C, max_clause_length=D))
+    st = State(_problem(X, y), ColGenOptions.of(complexity_bound=C, max_clause_length=D))
     duals = read_duals(st, float(rng.uniform(2, 10)), rng.uniform(0, 1, len(st.P)) * st.a,
                        float(rng.uniform(0, 0.5)), True)
     growth = float(rng.uniform(3, 12))
@@ -348,7 +348,7 @@ def test_enumerated_knapsack_bound_never_exceeds_the_optimum(seed):
     rng = np.random.default_rng(seed)
     C, D, empty = int(rng.integers(3, 12)), int(rng.integers(2, 4)), bool(seed % 2)
     _, opt = brute_force_ruleset(X, y, C, D, empty_clause=empty)
-    st = State(_problem(X, y), ColGenOptions(complexity_bound=C, max_clause_length=D,
+    st = State(_problem(X, y), ColGenOptions.of(complexity_bound=C, max_clause_length=D,
                                              empty_clause=empty))
     for _ in range(4):
         base = read_duals(st, 0.0, rng.uniform(0, 1, len(st.P)) * st.a, 0.0, empty)
@@ -401,7 +401,7 @@ def test_enumerated_knapsack_at_the_lp_duals_can_beat_the_lp_and_stays_below_the
     C, D, empty = int(rng.integers(2, 7)), 3, bool(seed % 2)
     _, opt = brute_force_ruleset(X, y, C, D, empty_clause=empty, sample_weight=w)
     p = RuleProblem.from_matrix(X, y, [f"f{j}" for j in range(X.shape[1])], sample_weight=w)
-    st = State(p, ColGenOptions(complexity_bound=C, max_clause_length=D, empty_clause=empty))
+    st = State(p, ColGenOptions.of(complexity_bound=C, max_clause_length=D, empty_clause=empty))
     z_lp, mu, lam = _master_lp_duals(st, empty)
     base = read_duals(st, z_lp, mu, lam, empty)
     prev = -math.inf
@@ -431,16 +431,20 @@ def test_search_where_pricing_finds_nothing_uses_the_enumerated_knapsack():
         out = {}
         for steps in (1, 0):
             _, out[steps] = solve(p, complexity_bound=8, max_clause_length=3, max_iter=1,
-                                  pricing="heuristic", heuristic_max_generated=0,
+                                  pricers="heuristic", _heuristic_max_generated=0,
                                   bound_search_steps=steps, close_gap=False)
         assert out[0].lower_bound <= out[1].lower_bound <= opt + 1e-9
-        kinds.append(out[1].stats["bound_kind"])
-    assert sum("enumerated knapsack" in k for k in kinds) >= 3, kinds
+        kinds.append((out[1].stats["bound_kind"], out[1].stats["bound_detail"]))
+        if kinds[-1][0] == "conflict floor":      # named so where it equals the floor
+            assert out[1].lower_bound == out[1].stats["conflict_floor"]
+            assert out[1].stats["bound_is_conflict_floor"] is True
+    assert sum(k == "lagrangian" and d.startswith("enumerated knapsack")
+               for k, d in kinds) >= 3, kinds
 
 
 def test_the_last_search_spends_final_bound_node_limit_in_all(monkeypatch):
     """Where pricing finds nothing, the last search's calls use at most
-    final_bound_node_limit nodes together (its first at most bound_node_limit), they
+    final_bound_nodes nodes together (its first at most bound_nodes), they
     enumerate every clause below 0 (no threshold for long clauses), and its bound stays below
     the optimum."""
     from rulecert.mipmodels.colgen import bound_search
@@ -455,8 +459,8 @@ def test_the_last_search_spends_final_bound_node_limit_in_all(monkeypatch):
     X, y = _instance(6, n=40, d=8, noise=0.3)
     _, opt = brute_force_ruleset(X, y, 8, 5)
     _, cert = solve(_problem(X, y), complexity_bound=8, max_clause_length=5, max_iter=1,
-                    pricing="heuristic", heuristic_max_generated=0, bound_search_steps=1,
-                    bound_node_limit=40, final_bound_node_limit=700, close_gap=False)
+                    pricers="heuristic", _heuristic_max_generated=0, bound_search_steps=1,
+                    bound_nodes=40, final_bound_nodes=700, close_gap=False)
     assert len(calls) >= 3, calls
     assert calls[0][0] <= 40 and all(lim is not None for lim, _, _ in calls)
     assert sum(n for _, _, n in calls) <= 700
@@ -469,7 +473,7 @@ def test_enumeration_past_its_cap_keeps_a_valid_bound():
     the clauses it dropped."""
     from rulecert.mipmodels.colgen.pricing.bnb import price_by_branch_and_bound as bnb
     X, y = _implied_instance(3)
-    st = State(_problem(X, y), ColGenOptions(complexity_bound=8, max_clause_length=3))
+    st = State(_problem(X, y), ColGenOptions.of(complexity_bound=8, max_clause_length=3))
     rng = np.random.default_rng(0)
     dt = read_duals(st, 0.0, rng.uniform(0.5, 1, len(st.P)) * st.a, 0.0, True)
     full = bnb(st.X, dt.v, dt.const, dt.lit, 3, K=10**6, upper=0.0, tighten=False)
@@ -493,18 +497,18 @@ def test_conflict_bound_on_duplicated_samples(seed):
     p = RuleProblem.from_matrix(X, y, [f"f{j}" for j in range(5)], sample_weight=w)
     C, fnw = int(rng.integers(2, 8)), float(rng.choice([0.5, 1.0, 2.0]))
     _, opt = brute_force_ruleset(X, y, C, 3, sample_weight=w, fn_weight=fnw, empty_clause=True)
-    st = State(p, ColGenOptions(complexity_bound=C, max_clause_length=3, fn_weight=fnw))
+    st = State(p, ColGenOptions.of(complexity_bound=C, max_clause_length=3, fn_weight=fnw))
     _, _, pos, neg = p.groups
     want = sum(min(fnw * a, b) for a, b in zip(pos, neg))
     assert conflict_bound(st) == st.round_bound(want) and conflict_bound(st) <= opt + 1e-9
     _, cert = solve(p, complexity_bound=C, max_clause_length=3, fn_weight=fnw, max_iter=1,
-                    pricing="heuristic", bound_search_steps=0, close_gap=False)
+                    pricers="heuristic", bound_search_steps=0, close_gap=False)
     assert conflict_bound(st) <= cert.lower_bound <= opt + 1e-9
 
 
 # ---- end to end, under deterministic limits -----------------------------------------------------
-LIMITS = [  # max_iter, smoothing, bound_search_steps, bound_node_limit, bnb_node_limit, pricing,
-    #          final_bound_node_limit (the last search's, when pricing found no clause)
+LIMITS = [  # max_iter, _smoothing, bound_search_steps, bound_nodes, pricing_nodes, pricers,
+    #          final_bound_nodes (the last search's, when pricing found no clause)
     (1, 0.0, 3, 200, 200, "bnb", 50),
     (2, 0.5, 3, 50, 100, "bnb", 10_000_000),
     (3, 0.8, 2, 500, None, "auto", 300),
@@ -521,9 +525,9 @@ def test_bound_under_limits_never_exceeds_brute_force(seed, limits):
     C, D = [(6, 3), (9, 3), (12, 4), (5, 2), (8, 7), (10, 9)][seed]
     p = _problem(X, y)
     _, opt = brute_force_ruleset(X, y, C, D)
-    rs, cert = solve(p, complexity_bound=C, max_clause_length=D, max_iter=it, smoothing=alpha,
-                     bound_search_steps=steps, bound_node_limit=bnl, bnb_node_limit=pnl,
-                     final_bound_node_limit=fnl, pricing=pricing, pricing_deterministic_time=5.0,
+    rs, cert = solve(p, complexity_bound=C, max_clause_length=D, max_iter=it, _smoothing=alpha,
+                     bound_search_steps=steps, bound_nodes=bnl, pricing_nodes=pnl,
+                     final_bound_nodes=fnl, pricers=pricing, pricing_deterministic_time=5.0,
                      close_gap=False)
     assert math.isclose(ruleset_objective(rs, p).objective, cert.objective, abs_tol=1e-9)
     assert cert.objective >= opt - 1e-9 and rs.complexity <= C
@@ -542,8 +546,8 @@ def test_bound_never_decreases_when_the_fit_runs_longer(alpha):
     the best bound, so the certified bound is non-decreasing in max_iter."""
     X, y = _instance(3, n=60, d=10, noise=0.25)
     p = _problem(X, y)
-    kw = dict(complexity_bound=10, max_clause_length=4, smoothing=alpha, bnb_node_limit=400,
-              bound_node_limit=300, pricing="bnb", close_gap=False, seed=3)
+    kw = dict(complexity_bound=10, max_clause_length=4, _smoothing=alpha, pricing_nodes=400,
+              bound_nodes=300, pricers="bnb", close_gap=False, seed=3)
     bounds, hists = [], []
     for it in range(1, 9):
         _, cert = solve(p, max_iter=it, **kw)
@@ -561,8 +565,8 @@ def test_smoothing_and_search_reach_the_optimum_when_run_to_convergence():
     p = _problem(X, y)
     _, opt = brute_force_ruleset(X, y, 9, 3)
     for alpha in (0.0, 0.5, 0.9):
-        rs, cert = solve(p, complexity_bound=9, max_clause_length=3, smoothing=alpha,
-                         pricing="bnb")
+        rs, cert = solve(p, complexity_bound=9, max_clause_length=3, _smoothing=alpha,
+                         pricers="bnb")
         assert cert.proven_optimal and math.isclose(cert.objective, opt)
         assert math.isclose(ruleset_objective(rs, p).objective, opt)
 
@@ -571,19 +575,19 @@ def test_trivial_bound_is_said_in_the_certificate(monkeypatch):
     # one iteration, the pricing heuristic only (no proof), no search: nothing beats 0 (the
     # packing bound, off here, proves one error: a positive sample has no pure clause;
     # tests/test_colgen_packing.py covers it)
-    from rulecert.mipmodels.colgen import loop
+    from rulecert.mipmodels.colgen import steps      # the steps after the restricted IP
     from rulecert.mipmodels.colgen.packing import PackingBound
-    monkeypatch.setattr(loop, "packing_bound", lambda st, **kw: PackingBound())
+    monkeypatch.setattr(steps, "packing_bound", lambda st, **kw: PackingBound())
     X, y = _instance(5, n=60, d=10, noise=0.3)
     p = _problem(X, y)
-    _, cert = solve(p, complexity_bound=12, max_clause_length=5, max_iter=1, pricing="heuristic",
-                    heuristic_max_generated=0, bound_search_steps=0, close_gap=False)
+    _, cert = solve(p, complexity_bound=12, max_clause_length=5, max_iter=1, pricers="heuristic",
+                    _heuristic_max_generated=0, bound_search_steps=0, close_gap=False)
     assert cert.lower_bound == 0.0 and cert.objective > 0
     assert cert.stats["bound_trivial"] is True
     assert "trivial" in cert.message and "1..5 literals" in cert.message
     assert not cert.proven_optimal
     # the same data run to convergence: the message names the bound and its class instead
-    _, cert = solve(p, complexity_bound=12, max_clause_length=5, pricing="bnb")
+    _, cert = solve(p, complexity_bound=12, max_clause_length=5, pricers="bnb")
     assert cert.lower_bound > 0 and "trivial" not in cert.message
     assert "DNF rule sets of complexity <= 12 over clauses of 1..5 literals and the empty clause" \
         in cert.message
@@ -597,11 +601,11 @@ def test_the_lp_ceiling_is_at_least_the_lp_and_said_where_it_caps_the_gap(seed):
     restricted IP over the LP's columns is one above the LP)."""
     X, y = _instance(seed, n=60, d=10, noise=0.3)
     p = _problem(X, y)
-    st = State(p, ColGenOptions(complexity_bound=8, max_clause_length=3))
+    st = State(p, ColGenOptions.of(complexity_bound=8, max_clause_length=3))
     z_lp, _, _ = _master_lp_duals(st, True)
     said_any = False
     for it in (1, 4, None):
-        _, cert = solve(p, complexity_bound=8, max_clause_length=3, max_iter=it, pricing="bnb",
+        _, cert = solve(p, complexity_bound=8, max_clause_length=3, max_iter=it, pricers="bnb",
                         close_gap=False)
         top = cert.stats["lp_ceiling"]
         assert top >= st.round_bound(z_lp) - 1e-9 and top >= cert.stats["rmlp_objective"] - 1e-6
@@ -617,22 +621,22 @@ def test_the_lp_ceiling_is_at_least_the_lp_and_said_where_it_caps_the_gap(seed):
 def test_options_are_checked():
     X, y = _instance(0)
     p = _problem(X, y)
-    with pytest.raises(ValueError, match="smoothing"):
-        solve(p, smoothing=1.0)
+    with pytest.raises(ValueError, match="_smoothing must be >= 0 and < 1"):
+        solve(p, _smoothing=1.0)
     with pytest.raises(ValueError, match="bound_search_steps"):
         solve(p, bound_search_steps=-1)
-    with pytest.raises(ValueError, match="bound_node_limit"):
-        solve(p, bound_node_limit=-5)
-    with pytest.raises(ValueError, match="final_bound_node_limit"):
-        solve(p, final_bound_node_limit=-5)
+    with pytest.raises(ValueError, match="^bound_nodes must be an integer >= 0"):
+        solve(p, bound_nodes=-5)
+    with pytest.raises(ValueError, match="^final_bound_nodes must be an integer >= 0"):
+        solve(p, final_bound_nodes=-5)
 
 
 # ---- the empty clause by default; C and D checks ------------------------------------------------
 def test_empty_clause_is_on_by_default_and_C_checks_follow_it():
     from rulecert.estimators import BooleanRuleCGClassifier, BooleanRuleCGCV
-    assert ColGenOptions().empty_clause is True
-    assert BooleanRuleCGClassifier().empty_clause is True
-    assert BooleanRuleCGCV([1, 5]).empty_clause is True
+    assert ColGenOptions().model.empty_clause is True
+    assert BooleanRuleCGClassifier()._options(30, 0, 30, None).model.empty_clause is True
+    assert BooleanRuleCGCV([1, 5])._options(30, 0, 5, None).model.empty_clause is True
     X, y = _instance(2)
     p = _problem(X, y)
     rs, cert = solve(p, complexity_bound=1)          # only the empty rule set or "always 1"
@@ -647,7 +651,7 @@ def test_empty_clause_is_on_by_default_and_C_checks_follow_it():
     with pytest.raises(ValueError, match=r"complexity_bound C=1.5 < 2"):
         solve(p, complexity_bound=1.5, empty_clause=False)
     with pytest.raises(ValueError, match="complexity_bound=1 < 2"):
-        BooleanRuleCGClassifier(1, empty_clause=False).fit(X.astype(int), y)
+        BooleanRuleCGClassifier(1, solver_options={'empty_clause': False}).fit(X.astype(int), y)
     with pytest.raises(ValueError, match="max_clause_length D must be an integer >= 1"):
         solve(p, complexity_bound=5, max_clause_length=0)
 

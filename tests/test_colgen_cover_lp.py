@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 from scipy.optimize import linprog
 
-from rulecert.mipmodels.colgen import solve
+from rulecert.mipmodels.colgen import BoundKind, solve
 from rulecert.mipmodels.colgen.cover_lp import cover_lp_bound
-from rulecert.mipmodels.colgen.options import ColGenOptions, validate
+from rulecert.mipmodels.colgen.options import ColGenOptions
 from rulecert.mipmodels.colgen.packing import least_error_weight, packing_bound
 from rulecert.mipmodels.colgen.state import State
 from rulecert.models.ruleset import ruleset_objective
@@ -93,7 +93,7 @@ def _odd_cycles():
                 continue
             y = np.r_[np.ones(k, dtype=int), np.zeros(1 + extra, dtype=int)]
             p = RuleProblem.from_matrix(X, y)
-            yield X, y, State(p, ColGenOptions(complexity_bound=k, empty_clause=False))
+            yield X, y, State(p, ColGenOptions.of(complexity_bound=k, empty_clause=False))
 
 
 def test_the_enumeration_proves_beyond_the_lp_and_only_where_no_error_free_cover_fits():
@@ -144,7 +144,7 @@ def _instances():
     for seed in range(60):
         X, y, C, form, sw = noisy_case(seed, _data, c0=3)
         p = RuleProblem.from_matrix(X, y, sample_weight=sw)
-        st = State(p, ColGenOptions(complexity_bound=C, form=form, empty_clause=False))
+        st = State(p, ColGenOptions.of(complexity_bound=C, form=form, empty_clause=False))
         if np.any(st.neg[st.P] > 0):
             continue
         yield seed, X, y, sw, C, form, st
@@ -276,10 +276,10 @@ def test_the_subsets_stage_is_counted_and_monotone_in_its_budget(monkeypatch):
 def test_not_applicable_without_a_budget_or_with_groups_of_both_labels():
     X, y = _data(3)
     X2, y2 = np.vstack([X, X[:1]]), np.concatenate([y, 1 - y[:1]])   # a conflicting pair
-    st = State(RuleProblem.from_matrix(X2, y2), ColGenOptions(complexity_bound=4))
+    st = State(RuleProblem.from_matrix(X2, y2), ColGenOptions.of(complexity_bound=4))
     assert cover_lp_bound(st, None).stopped == "not applicable"
-    st = State(RuleProblem.from_matrix(X, y), ColGenOptions(complexity_bound=None,
-                                                             clause_penalty=1.0))
+    st = State(RuleProblem.from_matrix(X, y), ColGenOptions.of(complexity_bound=None,
+                                                                clause_penalty=1.0))
     assert cover_lp_bound(st, None).stopped == "not applicable"
 
 
@@ -305,7 +305,7 @@ def test_a_stop_request_ends_it_as_interrupted_proving_nothing():
 
 def test_a_solve_reports_the_cover_lp_bound_where_the_packing_bound_fails():
     """No column generation, no gap closing: the Lagrangian bound is trivial and the packing
-    bound proves nothing; with ``error_free_lp_node_limit`` the cover LP proves one error, the
+    bound proves nothing; with ``error_free_cover_lps`` the cover LP proves one error, the
     certificate's bound, kind and message say so, and the brute-force optimum is not below
     it.  Off (the default) it is not tried."""
     for seed, X, y, sw, C, form, st in _instances():
@@ -319,11 +319,13 @@ def test_a_solve_reports_the_cover_lp_bound_where_the_packing_bound_fails():
     kw = dict(complexity_bound=C, empty_clause=False, max_iter=0, close_gap=False)
     rs, cert = solve(p, **kw)
     assert cert.stats["error_free_lp"] is None and cert.lower_bound == 0
-    rs, cert = solve(p, error_free_lp_node_limit=None, **kw)
+    rs, cert = solve(p, error_free_cover_lps=None, **kw)
     assert cert.objective == ruleset_objective(rs, p).objective
     assert cert.lower_bound == 1.0
     assert cert.stats["error_free_lp"]["bound"] == 1.0
-    assert cert.stats["bound_kind"].startswith("error-free cover LP: ")
+    assert cert.stats["bound_kind"] == BoundKind.ERROR_FREE_COVER_LP.value
+    assert cert.stats["bound_detail"] and (cert.stats["bound_detail"]
+                                           == cert.stats["error_free_lp"]["reason"])
     assert "error-free cover" in cert.message and "may fit" not in cert.message
     _, opt = brute_force_ruleset(X, y, C, C - 1)
     assert opt >= cert.lower_bound
@@ -335,34 +337,35 @@ def test_under_a_time_limit_it_takes_all_the_time_left_where_the_lp_ceiling_is_r
     each cycle literal's clause), so no bound of the LP relaxation passes the bound 0, and
     the cover LP gets all the time left instead of half; it proves the one error, so the fit
     is optimal.  Without column generation (the LP ceiling above the bound) it gets its
-    share (``loop.ERROR_FREE_LP_TIME_SHARE``)."""
-    from rulecert.mipmodels.colgen import loop
+    share (``plan.SHARES["error-free cover LP"]``)."""
+    from rulecert.mipmodels.colgen import plan, steps
     deadlines = []
 
     def spy(*a, **kw):
         deadlines.append(kw["deadline"])
         return cover_lp_bound(*a, **kw)
-    monkeypatch.setattr(loop, "cover_lp_bound", spy)
+    monkeypatch.setattr(steps, "cover_lp_bound", spy)
     X, y, st = list(_odd_cycles())[4]     # (the Lagrangian bound proves the smaller ones)
     p = RuleProblem.from_matrix(X, y)
     t = time.perf_counter()
     rs, cert = solve(p, complexity_bound=5, empty_clause=False, time_limit=30,
-                     close_gap=False, error_free_lp_node_limit=None)
+                     close_gap=False, error_free_cover_lps=None)
     assert cert.stats["lp_ceiling"] == 0 and deadlines[-1] >= t + 29
-    assert cert.stats["bound_kind"].startswith("error-free cover LP")
+    assert cert.stats["bound_kind"] == BoundKind.ERROR_FREE_COVER_LP.value
+    assert cert.stats["bound_detail"] == cert.stats["error_free_lp"]["reason"]
     assert cert.proven_optimal and cert.objective == cert.lower_bound == 1.0
     assert ruleset_objective(rs, p).objective == 1.0
     t = time.perf_counter()
     _, cert = solve(p, complexity_bound=5, empty_clause=False, time_limit=30, max_iter=0,
-                    close_gap=False, error_free_lp_node_limit=None)
+                    close_gap=False, error_free_cover_lps=None)
     assert len(deadlines) == 2 and cert.stats["lp_ceiling"] > 0
-    assert deadlines[-1] <= t + 30 * loop.ERROR_FREE_LP_TIME_SHARE + 1
+    assert deadlines[-1] <= t + 30 * plan.SHARES["error-free cover LP"] + 1
 
 
 def test_where_an_error_free_rule_set_fits_it_proves_nothing_and_the_message_says_so():
     """A planted DNF fits C: the cover LP's restricted LP falls to C or below (no LP bound
     can prove an error), the bound stays 0 and the message names both attempts."""
-    cpx, cert = trivial_planted_fit(error_free_lp_node_limit=None)
+    cpx, cert = trivial_planted_fit(error_free_cover_lps=None)
     ef = cert.stats["error_free_lp"]
     assert ef is not None and ef["bound"] == 0
     assert ef["stopped"] == "lp_at_most_C" and ef["restricted_lp"] <= cpx + 1e-6
@@ -373,21 +376,24 @@ def test_where_an_error_free_rule_set_fits_it_proves_nothing_and_the_message_say
 @pytest.mark.parametrize("bad", [-1, 1.5, "many"])
 def test_a_bad_budget_is_refused_by_name(bad):
     p = RuleProblem.from_matrix(*_data(0))
-    with pytest.raises(ValueError, match="error_free_lp_node_limit"):
-        validate(p, ColGenOptions(complexity_bound=5, error_free_lp_node_limit=bad))
+    with pytest.raises(ValueError, match="error_free_cover_lps"):
+        ColGenOptions.of(complexity_bound=5, error_free_cover_lps=bad)
+    with pytest.raises(ValueError, match="error_free_cover_lps"):
+        solve(p, complexity_bound=5, error_free_cover_lps=bad)
 
 
 def test_a_budget_of_0_stays_off_in_certification_runs():
-    """``certification_options`` scales node budgets to the rows with a floor; a part given 0
-    (off) stays 0 instead of getting the floor, for this bound and the positive-side proof;
-    this bound is on in certification runs, 500,000 cover LPs per 2000 rows."""
-    from rulecert.mipmodels.colgen.presets import MIN_NODES, certification_options, scaled_nodes
+    """``certify_settings`` (``effort="certify"``) scales node budgets to the rows with a
+    floor; a part given 0 (off) stays 0 instead of getting the floor, for this bound and the
+    positive-side proof; this bound is on in certification runs, 500,000 cover LPs per 2000
+    rows."""
+    from rulecert.mipmodels.colgen.presets import MIN_NODES, certify_settings, scaled_nodes
     assert scaled_nodes(0, 10**6) == 0 and scaled_nodes(10, 10**6) == 10
     assert scaled_nodes(10**6, 10**7) == MIN_NODES
-    o = certification_options(351, error_free_lp_nodes=0, positive_side_nodes=0)
-    assert o["error_free_lp_node_limit"] == 0 and o["positive_side_node_limit"] == 0
-    assert certification_options(4000)["error_free_lp_node_limit"] == 250_000  # on
-    assert certification_options(4000, error_free_lp_nodes=0)["error_free_lp_node_limit"] == 0
+    o = certify_settings(351, error_free_cover_lps=0, positive_side_cover_lps=0)
+    assert o["error_free_cover_lps"] == 0 and o["positive_side_cover_lps"] == 0
+    assert certify_settings(4000)["error_free_cover_lps"] == 250_000  # on
+    assert certify_settings(4000, error_free_cover_lps=0)["error_free_cover_lps"] == 0
 
 
 def test_the_estimator_passes_the_budget_on():
@@ -396,9 +402,9 @@ def test_the_estimator_passes_the_budget_on():
         if form == "dnf" and sw is None and packing_bound(st).bound == 0 \
                 and cover_lp_bound(st, None).bound > 0:
             break
-    kw = dict(complexity_bound=C, empty_clause=False, max_iter=0, close_gap=False,
-              polish=False)
-    off = BooleanRuleCGClassifier(**kw).fit(X, y)
-    on = BooleanRuleCGClassifier(error_free_lp_node_limit=None, **kw).fit(X, y)
+    so = dict(empty_clause=False, max_iter=0, close_gap=False, polish=False)
+    off = BooleanRuleCGClassifier(complexity_bound=C, solver_options=so).fit(X, y)
+    on = BooleanRuleCGClassifier(complexity_bound=C,
+                                 solver_options=dict(so, error_free_cover_lps=None)).fit(X, y)
     assert off.certificate_.stats["error_free_lp"] is None
     assert on.certificate_.stats["error_free_lp"]["bound"] == on.certificate_.lower_bound == 1

@@ -6,7 +6,8 @@ import math
 import pytest
 
 from rulecert.certificate import Termination
-from rulecert.mipmodels.colgen import ColGenOptions, certification_options, solve
+from rulecert.mipmodels.colgen import ColGenOptions, solve
+from rulecert.mipmodels.colgen.presets import certify_settings
 from rulecert.models.ruleset import ruleset_objective
 from rulecert.problem import RuleProblem
 from rulecert.reference import brute_force_ruleset
@@ -19,7 +20,7 @@ C, D = 9, 3
 # closing, so the bound is column generation's alone; no polishing, whose columns would
 # blur the dive's account
 LIMITED = dict(complexity_bound=C, max_clause_length=D, max_iter=1, close_gap=False,
-               pricing="bnb", polish=False)
+               pricers="bnb", polish=False)
 
 
 def _tiny(seed):
@@ -39,7 +40,7 @@ def test_the_dive_only_adds_to_the_restricted_ip_and_leaves_the_bound():
         assert dv["stop"] in ("integral LP solution", "no fractional column fits")
         # the dive's rule set is a start of the restricted IP, which can only improve on it
         assert dv["objective"] is not None and c1.objective <= dv["objective"]
-        assert dv["iterations"] <= ColGenOptions.dive_iterations * (dv["fixed"] + 1)
+        assert dv["iterations"] <= ColGenOptions().primal.dive_rounds * (dv["fixed"] + 1)
         assert c1.stats["columns"] == c0.stats["columns"] + dv["columns"]
         better += c1.objective < c0.objective
     assert better >= 4, better
@@ -48,20 +49,21 @@ def test_the_dive_only_adds_to_the_restricted_ip_and_leaves_the_bound():
 def test_a_dive_without_pricing_adds_no_column():
     X, y, p = _tiny(0)
     _, bf = brute_force_ruleset(X, y, C, D)
-    rs, cert = solve(p, dive=True, dive_iterations=0, **LIMITED)
+    rs, cert = solve(p, dive=True, dive_rounds=0, **LIMITED)
     _check_certificate(cert, rs, p, bf, C)
     dv = cert.stats["dive"]
     assert dv["iterations"] == 0 and dv["columns"] == 0 and dv["objective"] is not None
 
 
 def test_the_dive_is_off_by_default_and_on_in_certification_runs():
-    assert ColGenOptions().dive is False
-    assert certification_options(100)["dive"] is True
+    assert ColGenOptions().primal.dive is False
+    assert certify_settings(100)["dive"] is True
     from rulecert.estimators import BooleanRuleCGClassifier
     X, y, _ = _tiny(1)
-    est = BooleanRuleCGClassifier(complexity_bound=C, max_clause_length=D, max_iter=1,
-                                  close_gap=False, pricing="bnb", dive=True,
-                                  dive_iterations=3).fit(X, y)
+    est = BooleanRuleCGClassifier(complexity_bound=C, max_clause_length=D,
+                                  solver_options=dict(max_iter=1, close_gap=False,
+                                                      pricers="bnb", dive=True,
+                                                      dive_rounds=3)).fit(X, y)
     dv = est.certificate_.stats["dive"]
     assert dv is not None and dv["iterations"] <= 3 * (dv["fixed"] + 1)
     score = ruleset_objective(est.ruleset_, RuleProblem.from_matrix(X, y))
@@ -70,14 +72,14 @@ def test_the_dive_is_off_by_default_and_on_in_certification_runs():
 
 def test_bad_dive_options_fail_before_any_work():
     _, _, p = _tiny(0)
-    with pytest.raises(ValueError, match="dive_iterations"):
-        solve(p, dive=True, dive_iterations=-1)
+    with pytest.raises(ValueError, match="dive_rounds"):
+        solve(p, dive=True, dive_rounds=-1)
     with pytest.raises(ValueError, match="dive must be True or False"):
         solve(p, dive="yes")
     from rulecert.estimators import BooleanRuleCGClassifier
     X, y, _ = _tiny(0)
-    with pytest.raises(ValueError, match="dive_iterations"):
-        BooleanRuleCGClassifier(dive_iterations=-2).fit(X, y)
+    with pytest.raises(ValueError, match="dive_rounds"):
+        BooleanRuleCGClassifier(solver_options={'dive_rounds': -2}).fit(X, y)
 
 
 def test_a_stop_requested_during_the_dive_ends_it_and_the_fit_says_so(monkeypatch):
@@ -111,7 +113,7 @@ def test_the_dive_on_every_form_weighting_and_penalty_keeps_the_fit_exact(case):
     seed, form, C_, D_, weighted, fnw, lam0, lam1, pricing = case
     problem, kw, bf_obj = _case_problem(case)
     rs, cert = solve(problem, complexity_bound=C_, max_clause_length=D_, form=form,
-                     pricing=pricing, pricing_deterministic_time=20.0, max_iter=1, dive=True,
+                     pricers=pricing, pricing_deterministic_time=20.0, max_iter=1, dive=True,
                      **kw)
     _check_certificate(cert, rs, problem, bf_obj, C_, **kw)
     dv = cert.stats["dive"]
@@ -122,7 +124,7 @@ def test_the_dive_on_every_form_weighting_and_penalty_keeps_the_fit_exact(case):
 
 
 def test_the_dive_prices_only_while_its_nodes_last():
-    """``dive_node_limit``: 0 prices nothing (the dive only fixes); a budget prices while
+    """``dive_nodes``: 0 prices nothing (the dive only fixes); a budget prices while
     nodes are left, each round's branch-and-bound calls getting what was left when it began;
     either way the fit stays valid against brute force."""
     X, y, p = _tiny(0)
@@ -130,7 +132,7 @@ def test_the_dive_prices_only_while_its_nodes_last():
     seen = {}
     for limit in (0, 50, None):
         # no greedy generation, so that the branch-and-bound pricer runs in the dive
-        rs, cert = solve(p, dive=True, dive_node_limit=limit, heuristic_max_generated=0,
+        rs, cert = solve(p, dive=True, dive_nodes=limit, _heuristic_max_generated=0,
                          **LIMITED)
         _check_certificate(cert, rs, p, bf, C)
         seen[limit] = cert.stats["dive"]
@@ -148,11 +150,11 @@ def test_after_converged_column_generation_the_dive_prices_only_after_a_fixing()
         X, y, p = _tiny(seed)
         _, bf = brute_force_ruleset(X, y, C, D)
         rs, cert = solve(p, complexity_bound=C, max_clause_length=D, close_gap=False,
-                         pricing="bnb", dive=True)
+                         pricers="bnb", dive=True)
         _check_certificate(cert, rs, p, bf, C)
         assert cert.stats["stop_reason"] in ("converged", "pricing_exhausted")
         dv = cert.stats["dive"]
-        assert dv["iterations"] <= ColGenOptions.dive_iterations * dv["fixed"]
+        assert dv["iterations"] <= ColGenOptions().primal.dive_rounds * dv["fixed"]
         ran += dv["fixed"] > 0
     assert ran >= 2, ran
 
@@ -164,7 +166,7 @@ def test_under_an_ip_node_limit_the_dive_never_makes_the_fit_worse():
     for seed in range(8):
         X, y, p = _tiny(seed)
         _, bf = brute_force_ruleset(X, y, C, D)
-        _, c0 = solve(p, ip_node_limit=1, **LIMITED)
-        rs, c1 = solve(p, ip_node_limit=1, dive=True, **LIMITED)
+        _, c0 = solve(p, ip_nodes=1, **LIMITED)
+        rs, c1 = solve(p, ip_nodes=1, dive=True, **LIMITED)
         _check_certificate(c1, rs, p, bf, C)
         assert c1.objective <= c0.objective and c1.lower_bound == c0.lower_bound

@@ -6,7 +6,7 @@ import math
 import numpy as np
 import pytest
 
-from rulecert.mipmodels.colgen import solve
+from rulecert.mipmodels.colgen import BoundKind, solve
 from rulecert.mipmodels.colgen.options import ColGenOptions
 from rulecert.mipmodels.colgen.packing import (heaviest_clique, incompatible, least_error_weight,
                                                min_pure_lengths, packing_bound)
@@ -113,7 +113,7 @@ def test_packing_bound_never_exceeds_the_brute_force_optimum_and_proves_some():
         else:
             X, y, C, form, sw = noisy_case(seed)
         p = RuleProblem.from_matrix(X, y, sample_weight=sw)
-        st = State(p, ColGenOptions(complexity_bound=C, form=form, empty_clause=False))
+        st = State(p, ColGenOptions.of(complexity_bound=C, form=form, empty_clause=False))
         pk = packing_bound(st)
         if pk.bound <= 0:
             continue
@@ -129,10 +129,10 @@ def test_packing_bound_never_exceeds_the_brute_force_optimum_and_proves_some():
 def test_groups_with_both_labels_or_no_budget_are_left_to_other_bounds():
     X, y = _data(3)
     X2, y2 = np.vstack([X, X[:1]]), np.concatenate([y, 1 - y[:1]])   # a conflicting pair
-    st = State(RuleProblem.from_matrix(X2, y2), ColGenOptions(complexity_bound=4))
+    st = State(RuleProblem.from_matrix(X2, y2), ColGenOptions.of(complexity_bound=4))
     assert packing_bound(st).bound == 0.0
-    st = State(RuleProblem.from_matrix(X, y), ColGenOptions(complexity_bound=None,
-                                                             clause_penalty=1.0))
+    st = State(RuleProblem.from_matrix(X, y), ColGenOptions.of(complexity_bound=None,
+                                                                clause_penalty=1.0))
     assert packing_bound(st).bound == 0.0
 
 
@@ -143,7 +143,7 @@ def test_a_solve_with_a_trivial_bound_reports_the_packing_bound():
     for seed in range(40):
         X, y = _data(seed)
         p = RuleProblem.from_matrix(X, y)
-        st = State(p, ColGenOptions(complexity_bound=5, empty_clause=False))
+        st = State(p, ColGenOptions.of(complexity_bound=5, empty_clause=False))
         if packing_bound(st).bound > 0:
             break
     else:
@@ -152,7 +152,9 @@ def test_a_solve_with_a_trivial_bound_reports_the_packing_bound():
     assert cert.objective == ruleset_objective(rs, p).objective
     assert cert.lower_bound == 1.0
     assert cert.stats["packing"]["bound"] == 1.0
-    assert cert.stats["bound_kind"].startswith("packing: ")
+    assert cert.stats["bound_kind"] == BoundKind.PACKING.value
+    assert cert.stats["bound_detail"] and (cert.stats["bound_detail"]
+                                           == cert.stats["packing"]["reason"])
     assert "packing" in cert.message
     _, opt = brute_force_ruleset(X, y, 5, 4)
     assert opt >= cert.lower_bound
@@ -171,7 +173,7 @@ def trivial_planted_fit(**kw):
         X, y, cpx = inst
         p = RuleProblem.from_matrix(X, y)
         rs, cert = solve(p, complexity_bound=cpx, empty_clause=False, max_iter=0,
-                         close_gap=False, polish=False, local_search=False, **kw)
+                         close_gap=False, polish=False, _local_search=False, **kw)
         if cert.objective > 0 and cert.lower_bound == 0:
             return cpx, cert
     pytest.fail("no instance with a trivial bound")
@@ -195,7 +197,7 @@ def test_least_error_weight_is_the_lightest_single_error(form, fn_weight):
     X, y = _data(7)
     sw = np.random.default_rng(7).integers(2, 9, size=len(y)).astype(float)
     p = RuleProblem.from_matrix(X, y, sample_weight=sw)
-    st = State(p, ColGenOptions(complexity_bound=5, form=form, fn_weight=fn_weight))
+    st = State(p, ColGenOptions.of(complexity_bound=5, form=form, fn_weight=fn_weight))
     _, inverse = np.unique(X, axis=0, return_inverse=True)
     first = 1 if form == "dnf" else 0              # the class whose misses fn_weight scales
     mass = {}
@@ -209,7 +211,7 @@ def _proving_instance(C=5):
     for seed in range(40):
         X, y = _data(seed)
         p = RuleProblem.from_matrix(X, y)
-        st = State(p, ColGenOptions(complexity_bound=C, empty_clause=False))
+        st = State(p, ColGenOptions.of(complexity_bound=C, empty_clause=False))
         if packing_bound(st).bound > 0:
             return p, st
     pytest.fail("no instance for the packing bound")
@@ -247,22 +249,32 @@ def test_the_packing_bound_stops_at_the_deadline_and_then_proves_nothing():
 
 
 def test_a_solve_passes_its_deadline_to_the_packing_bound_and_says_when_it_stopped(monkeypatch):
-    """The solve hands the packing bound its own deadline; a packing bound that the deadline
+    """The solve hands the packing bound its own deadline (the packing step's share is all
+    the time left: its deadline ends where the fit's does); a packing bound that the deadline
     stopped proves nothing, and the certificate says it was stopped."""
     import rulecert.mipmodels.colgen.loop as loop
+    import rulecert.mipmodels.colgen.steps as steps
     p, _ = _proving_instance()
-    seen = []
-    real = loop.packing_bound
+    seen, fit_deadlines = [], []
+    real = steps.packing_bound
+    real_run_steps = loop.run_steps
 
     def spy(st, expired):
         seen.append(expired)
         return real(st, expired=lambda: True)
 
-    monkeypatch.setattr(loop, "packing_bound", spy)
+    def spy_run_steps(run, *a, **kw):
+        fit_deadlines.append(run.end)
+        return real_run_steps(run, *a, **kw)
+
+    monkeypatch.setattr(steps, "packing_bound", spy)
+    monkeypatch.setattr(loop, "run_steps", spy_run_steps)
     rs, cert = solve(p, complexity_bound=5, empty_clause=False, max_iter=0, close_gap=False,
                      time_limit=1000.0)
-    assert len(seen) == 1 and seen[0].__self__.time_limit == 1000.0   # the fit's Deadline
+    assert len(fit_deadlines) == 1 and fit_deadlines[0].time_limit == 1000.0   # the fit's
+    assert len(seen) == 1 and math.isclose(seen[0].__self__.end, fit_deadlines[0].end,
+                                           rel_tol=0.0, abs_tol=1e-6)
     assert cert.stats["packing"]["stopped"] and cert.stats["packing"]["bound"] == 0.0
-    assert not cert.stats["bound_kind"].startswith("packing")
+    assert cert.stats["bound_kind"] != BoundKind.PACKING.value
     assert "the time limit stopped it" in cert.message
     assert cert.objective == ruleset_objective(rs, p).objective

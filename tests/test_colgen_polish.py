@@ -6,7 +6,8 @@ import math
 import numpy as np
 import pytest
 
-from rulecert.mipmodels.colgen import ColGenOptions, certification_options, solve
+from rulecert.mipmodels.colgen import ColGenOptions, solve
+from rulecert.mipmodels.colgen.presets import certify_settings
 from rulecert.mipmodels.colgen.polish import LiteralSearch
 from rulecert.mipmodels.colgen.state import State
 from rulecert.models.ruleset import RuleSet, ruleset_objective
@@ -20,7 +21,7 @@ C, D = 9, 3
 # max_iter=1: column generation stops early with poor columns; no gap closing, so the
 # restricted IP's rule set is what polishing starts from and the bound is column generation's
 LIMITED = dict(complexity_bound=C, max_clause_length=D, max_iter=1, close_gap=False,
-               pricing="bnb")
+               pricers="bnb")
 
 
 def _tiny(seed):
@@ -61,8 +62,8 @@ def test_the_best_move_is_the_best_of_every_move_evaluated_one_by_one(case):
     X, y = _instance(seed)
     sw = np.random.default_rng(seed + 100).integers(1, 4, len(y)).astype(float) if weighted else None
     problem = RuleProblem.from_matrix(X, y, sample_weight=sw)
-    o = ColGenOptions(complexity_bound=C_, max_clause_length=D_, form=form, fn_weight=fnw,
-                      clause_penalty=lam0, literal_penalty=lam1)
+    o = ColGenOptions.of(complexity_bound=C_, max_clause_length=D_, form=form, fn_weight=fnw,
+                         clause_penalty=lam0, literal_penalty=lam1)
     st = State(problem, o)
     rng = np.random.default_rng(seed)
     checked = 0
@@ -106,7 +107,7 @@ def test_polishing_only_improves_the_restricted_ip_and_leaves_the_bound():
         if c0.lower_bound >= c0.objective:
             continue                          # proven optimal: nothing to polish
         assert pl["objective_before"] == c0.objective and pl["objective"] == c1.objective
-        assert pl["kicks"] == ColGenOptions.polish_iterations
+        assert pl["kicks"] == ColGenOptions().primal.polish_kicks
         if c1.objective < c0.objective:
             assert pl["new_columns"] >= 1
             assert c1.stats["columns"] == c0.stats["columns"] + pl["new_columns"]
@@ -119,7 +120,7 @@ def test_polishing_only_improves_the_restricted_ip_and_leaves_the_bound():
 
 def test_polishing_is_reproducible_and_its_kicks_are_counted():
     X, y, p = _tiny(3)
-    runs = [solve(p, polish_iterations=k, **LIMITED) for k in (0, 50, 50)]
+    runs = [solve(p, polish_kicks=k, **LIMITED) for k in (0, 50, 50)]
     assert runs[0].certificate.stats["polish"]["kicks"] == 0
     assert runs[1].certificate.stats["polish"]["kicks"] == 50
     assert runs[1].model.clauses == runs[2].model.clauses
@@ -135,7 +136,7 @@ def test_polishing_on_every_form_weighting_and_penalty_keeps_the_fit_exact(case)
     problem, kw, bf_obj = _case_problem(case)
     for close_gap in (False, True):
         rs, cert = solve(problem, complexity_bound=C_, max_clause_length=D_, form=form,
-                         pricing=pricing, pricing_deterministic_time=20.0, max_iter=1,
+                         pricers=pricing, pricing_deterministic_time=20.0, max_iter=1,
                          close_gap=close_gap, **kw)
         _check_certificate(cert, rs, problem, bf_obj, C_, **kw)
         assert max((len(c) for c in rs.clauses), default=0) <= D_
@@ -167,7 +168,7 @@ def test_a_stale_restricted_ip_bound_is_not_used_after_polishing(monkeypatch):
     monkeypatch.setattr(gap_closing, "resolve", counting)
     monkeypatch.setattr(gap_closing, "price_by_branch_and_bound", nothing_below)
     X, y, p = _tiny(2)            # polishing improves 14 -> 10 with a new column
-    rs, cert = solve(p, complexity_bound=C, max_clause_length=D, max_iter=1, pricing="bnb")
+    rs, cert = solve(p, complexity_bound=C, max_clause_length=D, max_iter=1, pricers="bnb")
     pl, gc = cert.stats["polish"], cert.stats["gap_closing"]
     assert pl["new_columns"] >= 1 and pl["objective"] < pl["objective_before"]
     assert gc["added"] == 0
@@ -191,7 +192,7 @@ def test_ctrl_c_during_polishing_keeps_its_best_and_stops_the_solve(monkeypatch)
     monkeypatch.setattr(polish.LiteralSearch, "kick", kick)
     X, y, p = _tiny(2)
     _, bf = brute_force_ruleset(X, y, C, D)
-    rs, cert = solve(p, complexity_bound=C, max_clause_length=D, max_iter=1, pricing="bnb")
+    rs, cert = solve(p, complexity_bound=C, max_clause_length=D, max_iter=1, pricers="bnb")
     _check_certificate(cert, rs, p, bf, C)
     assert cert.termination is Termination.INTERRUPTED
     assert "(polishing)" in cert.message
@@ -202,29 +203,33 @@ def test_ctrl_c_during_polishing_keeps_its_best_and_stops_the_solve(monkeypatch)
 def test_bad_polish_options_fail_before_any_work():
     X, y, p = _tiny(0)
     for bad in (-1, 1.5, None, "3"):
-        with pytest.raises((ValueError, TypeError), match="polish_iterations"):
-            solve(p, polish_iterations=bad, **LIMITED)
+        with pytest.raises((ValueError, TypeError), match="polish_kicks"):
+            solve(p, polish_kicks=bad, **LIMITED)
     for bad in ("no", 0, None):
         with pytest.raises(ValueError, match="polish must be True or False"):
             solve(p, polish=bad, **LIMITED)
 
 
 def test_certification_runs_polish_longer_on_counted_kicks_scaled_to_the_rows():
-    assert ColGenOptions.polish is True
-    assert certification_options(500)["polish_iterations"] == 2000
-    assert certification_options(4000)["polish_iterations"] == 1000
-    assert certification_options(10**7)["polish_iterations"] == 50
+    assert ColGenOptions().primal.polish is True
+    assert certify_settings(500)["polish_kicks"] == 2000
+    assert certify_settings(4000)["polish_kicks"] == 1000
+    assert certify_settings(10**7)["polish_kicks"] == 50
 
 
 def test_the_estimators_pass_polishing_on():
-    """``polish`` / ``polish_iterations`` of both estimators reach the solve (its record)."""
+    """``polish`` / ``polish_kicks`` (``solver_options``) of both estimators reach the solve
+    (its record)."""
     from rulecert.estimators.brcg import BooleanRuleCGClassifier, BooleanRuleCGCV
     X, y, _ = _tiny(2)
-    kw = dict(max_clause_length=D, max_iter=1, close_gap=False, pricing="bnb")
-    off = BooleanRuleCGClassifier(complexity_bound=C, polish=False, **kw).fit(X, y)
-    on = BooleanRuleCGClassifier(complexity_bound=C, polish_iterations=7, **kw).fit(X, y)
+    so = dict(max_iter=1, close_gap=False, pricers="bnb")
+    off = BooleanRuleCGClassifier(complexity_bound=C, max_clause_length=D,
+                                  solver_options=dict(so, polish=False)).fit(X, y)
+    on = BooleanRuleCGClassifier(complexity_bound=C, max_clause_length=D,
+                                 solver_options=dict(so, polish_kicks=7)).fit(X, y)
     assert off.certificate_.stats["polish"] is None
     assert on.certificate_.stats["polish"]["kicks"] == 7
     assert on.certificate_.objective <= off.certificate_.objective
-    cv = BooleanRuleCGCV(complexity_bounds=[C], cv=2, polish_iterations=3, **kw).fit(X, y)
+    cv = BooleanRuleCGCV(complexity_bounds=[C], cv=2, max_clause_length=D,
+                         solver_options=dict(so, polish_kicks=3)).fit(X, y)
     assert cv.certificate_.stats["polish"]["kicks"] == 3

@@ -5,7 +5,7 @@ import itertools
 import numpy as np
 import pytest
 
-from rulecert.mipmodels.colgen import solve
+from rulecert.mipmodels.colgen import BoundKind, solve
 from rulecert.mipmodels.colgen.pricing.positive import positive_side_bound
 from rulecert.problem import RuleProblem
 from rulecert.reference import brute_force_ruleset
@@ -122,7 +122,7 @@ def _open_gap_cases():
         X, y, sw, form, C, D = _varied_case(seed)
         p = RuleProblem.from_matrix(X, y, sample_weight=sw)
         _, opt = brute_force_ruleset(X, y, C, D, sample_weight=sw, form=form)
-        kw = dict(complexity_bound=C, max_clause_length=D, form=form, pricing="heuristic",
+        kw = dict(complexity_bound=C, max_clause_length=D, form=form, pricers="heuristic",
                   max_iter=3, bound_search_steps=0, seed=seed, close_gap=False)
         yield p, opt, C, kw, solve(p, **kw)[1]
 
@@ -130,14 +130,14 @@ def _open_gap_cases():
 def test_positive_side_search_raises_a_solves_bound_and_never_passes_brute_force():
     """At the end of a solve (column generation stopped by ``max_iter``, gap closing off,
     so the gap is open): the bound with the positive-side proof is valid against brute force,
-    at least the bound without it, never falls as its node limit grows, and on some instances
-    it is higher (up to the optimum, proven)."""
+    at least the bound without it, never falls as its budget (``positive_side_cover_lps``)
+    grows, and on some instances it is higher (up to the optimum, proven)."""
     raised = optimal = 0
     for p, opt, C, kw, off in _open_gap_cases():
         assert off.stats["positive_side"] is None
         prev = off.lower_bound
         for limit in (30, 300, None):
-            rs, cert = solve(p, positive_side_node_limit=limit, **kw)
+            rs, cert = solve(p, positive_side_cover_lps=limit, **kw)
             _check_certificate(cert, rs, p, opt, C)
             assert cert.objective == off.objective
             assert cert.lower_bound >= prev
@@ -148,8 +148,11 @@ def test_positive_side_search_raises_a_solves_bound_and_never_passes_brute_force
         raised += prev > off.lower_bound
         optimal += cert.proven_optimal and not off.proven_optimal
         if prev > off.lower_bound:
-            assert "positive-side search" in cert.stats["bound_kind"]
-            assert "positive-side search" in cert.message
+            # raised above the solve's bound, so above the conflict floor: named as such
+            assert cert.stats["bound_kind"] == BoundKind.POSITIVE_SIDE.value
+            assert cert.stats["bound_detail"].startswith(
+                "lagrangian at the final master LP's duals, every clause's reduced cost >= ")
+            assert "positive-side proof" in cert.message
     assert raised >= 4 and optimal >= 2, (raised, optimal)
 
 
@@ -271,7 +274,7 @@ def test_positive_side_search_goes_after_the_descent_at_duals_with_many_gain_gro
     after = 0
     for p, opt, C, kw, off in _open_gap_cases():
         for limit in (None, 60.0):
-            rs, cert = solve(p, positive_side_node_limit=None, time_limit=limit, **kw)
+            rs, cert = solve(p, positive_side_cover_lps=None, time_limit=limit, **kw)
             _check_certificate(cert, rs, p, opt, C)
             assert cert.lower_bound >= off.lower_bound
             rec = cert.stats["positive_side"]

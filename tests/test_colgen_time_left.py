@@ -5,7 +5,7 @@ long before the limit (so these results do not depend on the machine's speed).""
 import math
 
 from rulecert.certificate import Termination
-from rulecert.mipmodels.colgen import bound_search, solve
+from rulecert.mipmodels.colgen import BoundKind, bound_search, solve
 from rulecert.monitor import request_interrupt
 from rulecert.problem import RuleProblem
 from rulecert.reference import brute_force_ruleset
@@ -16,7 +16,7 @@ C, D = 9, 3
 # one iteration of column generation and no per-iteration bound search: the bound is weak
 # when the restricted IP ends, and the time limit is far from reached
 LIMITED = dict(complexity_bound=C, max_clause_length=D, max_iter=1, close_gap=False,
-               pricing="heuristic", bound_search_steps=0, time_limit=60.0)
+               pricers="heuristic", bound_search_steps=0, time_limit=60.0)
 
 
 def _tiny(seed):
@@ -53,7 +53,10 @@ def test_the_time_left_raises_the_bound_never_past_brute_force(monkeypatch):
             assert "objective" in rec["ended"], rec["ended"]
         if c1.lower_bound > c0.lower_bound:
             raised += 1
-            assert "raised with the time left" in c1.stats["bound_kind"]
+            # raised above c0's bound, so above the conflict floor: named as the Lagrangian
+            assert c1.stats["bound_kind"] == BoundKind.LAGRANGIAN.value
+            assert c1.stats["bound_detail"].startswith(
+                "at the last duals, raised with the time left"), c1.stats["bound_detail"]
             assert rec["nodes"] > 0 and rec["complexity_dual"] is not None
             assert any(h.get("event") == "bound search" for h in c1.history)
         assert c1.termination in (Termination.ITERATION_LIMIT, Termination.OPTIMAL)
@@ -61,14 +64,14 @@ def test_the_time_left_raises_the_bound_never_past_brute_force(monkeypatch):
 
 
 def test_no_search_without_a_time_limit_or_in_the_penalized_form():
-    """Counted runs stay reproducible (``final_bound_node_limit`` and ``strengthen_bound``
+    """Counted runs stay reproducible (``final_bound_nodes`` and ``strengthen_bound``
     are theirs), and the penalized form has no complexity dual to descend in."""
     X, y, p = _tiny(1)
     kw = {k: v for k, v in LIMITED.items() if k != "time_limit"}
     _, cert = solve(p, **kw)
     assert cert.stats["bound_time_left"] is None
     _, cert = solve(p, complexity_bound=None, clause_penalty=1.0, literal_penalty=0.5,
-                    max_clause_length=D, max_iter=1, close_gap=False, pricing="heuristic",
+                    max_clause_length=D, max_iter=1, close_gap=False, pricers="heuristic",
                     time_limit=60.0)
     assert cert.stats["bound_time_left"] is None
 
@@ -146,8 +149,8 @@ def test_the_time_left_resumes_the_last_searchs_descent(monkeypatch):
         # heuristic pricing of single literals finds no clause long before the LP is optimal;
         # the last search's small node budget leaves the descent unfinished
         rs, cert = solve(p, complexity_bound=C, max_clause_length=D, close_gap=False,
-                         pricing="heuristic", heuristic_max_length=1,
-                         final_bound_node_limit=100, time_limit=60.0, seed=seed)
+                         pricers="heuristic", _heuristic_max_length=1,
+                         final_bound_nodes=100, time_limit=60.0, seed=seed)
         _check_certificate(cert, rs, p, bf, C)
         time_left = [s[1:] for s in searches if s[0]]
         last = [s[3] for s in searches if not s[0]]

@@ -117,6 +117,10 @@ def _sk_check(build):
         est = build(params, 0, 1)
         try:
             est._validate_params()
+            if hasattr(est, "_solver_options"):
+                # a BRCG learner: its solver options too (at a valid C: a cell's own C is
+                # checked when it runs, and a bad one is recorded as that cell's error)
+                est._options(1, 0, 30, None)
         except ValueError as exc:
             raise ValueError(" ".join(str(exc).split())) from None
     return check

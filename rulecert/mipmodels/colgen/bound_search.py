@@ -22,8 +22,8 @@ from .bounds import (NODES_STOPPED, DualSearch, Duals, complexity_dual_descent,
                      complexity_dual_search)
 from .options import ColGenOptions
 from .pricing import PricingRound, price_by_branch_and_bound
-from .plan import SHARES, step_deadline
-from .restricted_ip import RestrictedIP, seconds_left
+from .plan import SHARES, seconds_left, step_deadline
+from .restricted_ip import RestrictedIP
 from .state import BoundKind, Proof, Run, State, reduced_cost
 
 

@@ -136,7 +136,8 @@ from .bounds import Duals, conflict_bound, read_duals
 from .master import RestrictedMaster
 from .options import ColGenOptions, check_problem, resolve
 from .pricing import PricingRound, price
-from .restricted_ip import RestrictedIP, seconds_left, solve_restricted_ip
+from .plan import seconds_left
+from .restricted_ip import RestrictedIP, solve_restricted_ip
 from .state import (CONFLICT_DETAIL, BoundKind, Run, State, improving_clauses, irredundant,
                     reduced_cost)
 from .steps import run_steps

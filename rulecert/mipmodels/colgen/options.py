@@ -234,8 +234,9 @@ class PrimalSteps(_Group):
     """Improve the restricted IP's greedy start by local search (``localsearch.py``)."""
 
     def _check(self):
-        ip = hx.check_options(None if self.ip_options is None else dict(self.ip_options),
-                              "ip_options", reserved=IP_SETS, instead=IP_OPTIONS_INSTEAD)
+        ip = self.ip_options
+        ip = hx.check_options(dict(ip) if isinstance(ip, Mapping) else ip, "ip_options",
+                              reserved=IP_SETS, instead=IP_OPTIONS_INSTEAD)
         return {"dive": _bool(self.dive, "dive"), "polish": _bool(self.polish, "polish"),
                 "_local_search": _bool(self._local_search, "_local_search"),
                 "dive_rounds": _count(self.dive_rounds, "dive_rounds", 0, False),

@@ -8,6 +8,7 @@ user: they keep one step from starving the ones after it.
 """
 from __future__ import annotations
 
+import math
 import time
 
 from ...limits import Deadline
@@ -40,3 +41,8 @@ def share_of(end: Deadline, share: float, now: float | None = None) -> Deadline:
 def step_deadline(end: Deadline, step: str, now: float | None = None) -> Deadline:
     """The deadline of ``step`` (a key of :data:`SHARES`) within ``end``."""
     return share_of(end, SHARES[step], now)
+
+def seconds_left(deadline: Deadline) -> float:
+    """Seconds to ``deadline`` (``inf`` without a limit; negative once it has passed, which a
+    HiGHS solve answers at once with ``TIME_LIMIT``)."""
+    return math.inf if deadline.end is None else deadline.remaining(-math.inf)

@@ -207,8 +207,8 @@ class LiteralSearch:
 
 
 def polish_applies(run: Run, ip: RestrictedIP) -> bool:
-    """Polishing is on."""
-    return run.o.primal.polish
+    """Polishing is on and the rule set is not proven optimal."""
+    return run.o.primal.polish and run.gap_open(ip.objective)
 
 
 def polish(run: Run, ip: RestrictedIP, end: Deadline) -> None:

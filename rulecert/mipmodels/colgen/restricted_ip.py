@@ -17,10 +17,9 @@ import time
 
 import numpy as np
 
-from ...limits import Deadline
 from .localsearch import SelectionSearch, local_search
 from .master import RestrictedMaster
-from .plan import step_deadline
+from .plan import seconds_left, step_deadline
 
 LIGHT_IP_OPTIONS = {"mip_pscost_minreliable": 0, "mip_heuristic_effort": 0.0,
                     "mip_heuristic_run_rins": False, "mip_heuristic_run_rens": False,
@@ -34,11 +33,6 @@ dive) and gap closing is skipped."""
 STOPPED_LOCAL_SEARCH_SECONDS = 0.2
 """The local search's time after Ctrl-C or the memory cap stopped column generation."""
 
-
-def seconds_left(deadline: Deadline) -> float:
-    """Seconds to ``deadline`` (``inf`` without a limit; negative once it has passed, which a
-    HiGHS solve answers at once with ``TIME_LIMIT``)."""
-    return math.inf if deadline.end is None else deadline.remaining(-math.inf)
 
 
 @dataclasses.dataclass

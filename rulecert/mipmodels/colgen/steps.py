@@ -6,8 +6,8 @@ lower bounds with their kind).  Every step has the same small interface (:class:
 
 * ``applies(run, ip) -> bool`` -- whether the step has anything to do here (its switch, its
   budget, the form of the problem); what every step needs besides -- a solve not stopped by
-  Ctrl-C, the callback or the memory cap, time left, a gap still open -- :func:`run_steps`
-  checks once for all;
+  Ctrl-C, the callback or the memory cap, time left, and for a prover a gap still open --
+  :func:`run_steps` checks once for all;
 * ``run(run, ip, end) -> iterable of Proof or None`` -- the work, within ``end``, the
   :class:`~rulecert.limits.Deadline` the planner (:mod:`.plan`) hands it: its share of the time
   left when it starts.
@@ -55,7 +55,8 @@ class Step:
 
 def run_steps(run: Run, ip: RestrictedIP, steps=None) -> None:
     """Run ``steps`` (default :data:`STEPS`) in order: each that applies, while the solve is
-    not stopped, has time left and its gap is open, gets its deadline and runs; every proof
+    not stopped and has time left (and, for a prover, its gap is open), gets its deadline and
+    runs; every proof
     it yields is offered to :meth:`Run.offer_bound`.  ``run.steps`` records what each did."""
     for step in STEPS if steps is None else steps:
         why = _why_not(run, ip, step)
@@ -65,7 +66,7 @@ def run_steps(run: Run, ip: RestrictedIP, steps=None) -> None:
             before = run.best_bound
             for proof in step.run(run, ip, share_of(run.end, share, t0)) or ():
                 run.offer_bound(proof.bound, proof.kind, proof.detail)
-            run.steps[step.name] = {"seconds": time.perf_counter() - t0,
+            run.steps[step.name] = {"wall_time": time.perf_counter() - t0,
                                     "bound_before": before, "bound": run.best_bound}
         elif why != "does not apply":
             run.steps[step.name] = {"skipped": why}
@@ -77,7 +78,7 @@ def _why_not(run: Run, ip: RestrictedIP, step: Step) -> str | None:
         return "the solve was stopped"
     if run.end.expired():
         return "no time left"
-    if not run.gap_open(ip.objective):
+    if step.role == "prover" and not run.gap_open(ip.objective):
         return "the gap is closed"
     return None if step.applies(run, ip) else "does not apply"
 
