@@ -833,7 +833,7 @@ def test_local_search_ends_in_a_local_optimum_no_worse_than_its_start(seed):
     complexity budget or gets worse than its start, and where its descent stops no single
     add, drop or swap improves (every move re-evaluated from scratch), and the result is
     never better than the brute-force optimum."""
-    from rulecert.mipmodels.colgen.localsearch import SelectionSearch, local_search
+    from rulecert.mipmodels.colgen.improvers.selection_search import SelectionSearch, local_search
     master, A, a, costs, cpx, C = _selection_instance(seed)
     m = len(costs)
     search = SelectionSearch(A, a, costs, cpx, C)
@@ -932,7 +932,7 @@ def test_gap_closing_ladder_proves_partial_bounds_never_past_brute_force(monkeyp
     limit grows, and some rungs prove a bound between the one without gap closing and the
     optimum: the ladder's own (the certificate calls it partial) or the Lagrangian bound at
     the rung's duals (``gap_closing._enumerated_lagrangian``)."""
-    from rulecert.mipmodels.colgen import gap_closing
+    from rulecert.mipmodels.colgen.provers import gap_closing
     monkeypatch.setattr(gap_closing, "GAP_FIRST_SHARE", 16)
     partial = 0
     for seed in range(8):
@@ -1002,7 +1002,7 @@ def test_gap_closing_enumeration_gives_the_lagrangian_bound_at_its_duals(monkeyp
     below a negative cut; the whole threshold first gets a sixteenth of them, as in the
     ladder's test) that bound never passes brute force, a fit's bound is at least it, and
     it raises the bound past every other on some instances."""
-    from rulecert.mipmodels.colgen import gap_closing
+    from rulecert.mipmodels.colgen.provers import gap_closing
     monkeypatch.setattr(gap_closing, "GAP_FIRST_SHARE", 16)
     raised = tried = 0
     for seed in range(12):

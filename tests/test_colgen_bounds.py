@@ -447,7 +447,7 @@ def test_the_last_search_spends_final_bound_node_limit_in_all(monkeypatch):
     final_bound_nodes nodes together (its first at most bound_nodes), they
     enumerate every clause below 0 (no threshold for long clauses), and its bound stays below
     the optimum."""
-    from rulecert.mipmodels.colgen import bound_search
+    from rulecert.mipmodels.colgen.provers import lagrangian as bound_search
     calls = []
     orig = bound_search.price_by_branch_and_bound
 
@@ -576,7 +576,7 @@ def test_trivial_bound_is_said_in_the_certificate(monkeypatch):
     # packing bound, off here, proves one error: a positive sample has no pure clause;
     # tests/test_colgen_packing.py covers it)
     from rulecert.mipmodels.colgen import steps      # the steps after the restricted IP
-    from rulecert.mipmodels.colgen.packing import PackingBound
+    from rulecert.mipmodels.colgen.provers.packing import PackingBound
     monkeypatch.setattr(steps, "packing_bound", lambda st, **kw: PackingBound())
     X, y = _instance(5, n=60, d=10, noise=0.3)
     p = _problem(X, y)

@@ -1,4 +1,4 @@
-"""The error-free cover LP bound (rulecert.mipmodels.colgen.cover_lp): against the exact LP
+"""The error-free cover LP bound (rulecert.mipmodels.colgen.provers.cover_lp): against the exact LP
 over every pure clause and the brute-force optimum on tiny instances, monotone in its node
 budget, and its place in a solve's certificate."""
 import itertools
@@ -10,9 +10,9 @@ import pytest
 from scipy.optimize import linprog
 
 from rulecert.mipmodels.colgen import BoundKind, solve
-from rulecert.mipmodels.colgen.cover_lp import cover_lp_bound
+from rulecert.mipmodels.colgen.provers.cover_lp import cover_lp_bound
 from rulecert.mipmodels.colgen.options import ColGenOptions
-from rulecert.mipmodels.colgen.packing import least_error_weight, packing_bound
+from rulecert.mipmodels.colgen.provers.packing import least_error_weight, packing_bound
 from rulecert.mipmodels.colgen.state import State
 from rulecert.models.ruleset import ruleset_objective
 from rulecert.problem import RuleProblem
@@ -201,7 +201,7 @@ def test_the_bound_never_decreases_with_its_node_budget():
 def _subsets_first(monkeypatch):
     """The whole LP's Farley proofs get no cover LP: a finite budget goes to the subsets
     stage wherever the restricted LP stays above C'."""
-    from rulecert.mipmodels.colgen import cover_lp
+    from rulecert.mipmodels.colgen.provers import cover_lp
     monkeypatch.setattr(cover_lp, "WHOLE_PROOF_LPS", 0)
 
 

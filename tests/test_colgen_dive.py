@@ -86,7 +86,7 @@ def test_a_stop_requested_during_the_dive_ends_it_and_the_fit_says_so(monkeypatc
     """The user's callback stopping the solve while the dive prices: the dive ends after that
     pricing round and says why, and the fit is reported as interrupted (as in column
     generation) with a valid certificate."""
-    import rulecert.mipmodels.colgen.dive as dive_module
+    import rulecert.mipmodels.colgen.improvers.dive as dive_module
     state = {"dive_priced": False}
     real = dive_module.price
 

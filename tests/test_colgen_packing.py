@@ -1,4 +1,4 @@
-"""The packing bound (rulecert.mipmodels.colgen.packing): each piece against enumeration, the
+"""The packing bound (rulecert.mipmodels.colgen.provers.packing): each piece against enumeration, the
 bound against the brute-force optimum, and its place in a solve's certificate."""
 import itertools
 import math
@@ -8,7 +8,7 @@ import pytest
 
 from rulecert.mipmodels.colgen import BoundKind, solve
 from rulecert.mipmodels.colgen.options import ColGenOptions
-from rulecert.mipmodels.colgen.packing import (heaviest_clique, incompatible, least_error_weight,
+from rulecert.mipmodels.colgen.provers.packing import (heaviest_clique, incompatible, least_error_weight,
                                                min_pure_lengths, packing_bound)
 from rulecert.mipmodels.colgen.state import State
 from rulecert.models.ruleset import ruleset_objective

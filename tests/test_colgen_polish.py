@@ -8,7 +8,7 @@ import pytest
 
 from rulecert.mipmodels.colgen import ColGenOptions, solve
 from rulecert.mipmodels.colgen.presets import certify_settings
-from rulecert.mipmodels.colgen.polish import LiteralSearch
+from rulecert.mipmodels.colgen.improvers.polish import LiteralSearch
 from rulecert.mipmodels.colgen.state import State
 from rulecert.models.ruleset import RuleSet, ruleset_objective
 from rulecert.problem import RuleProblem
@@ -154,7 +154,7 @@ def test_a_stale_restricted_ip_bound_is_not_used_after_polishing(monkeypatch):
     fake claiming them all >= its threshold would be a false pricing proof, which gap
     closing's Lagrangian bound would trust), so only the mechanism is checked, not the
     bound."""
-    from rulecert.mipmodels.colgen import gap_closing
+    from rulecert.mipmodels.colgen.provers import gap_closing
     from rulecert.mipmodels.colgen.pricing.bnb import BnBResult
     solved = []
     real = gap_closing.resolve
@@ -180,7 +180,7 @@ def test_ctrl_c_during_polishing_keeps_its_best_and_stops_the_solve(monkeypatch)
     rule set so far and halts the solve as interrupted, with a certificate valid against brute
     force; gap closing is skipped."""
     from rulecert.certificate import Termination
-    from rulecert.mipmodels.colgen import polish
+    from rulecert.mipmodels.colgen.improvers import polish
     from rulecert.monitor import request_interrupt
     real, kicks = polish.LiteralSearch.kick, []
 

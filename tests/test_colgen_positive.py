@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from rulecert.mipmodels.colgen import BoundKind, solve
-from rulecert.mipmodels.colgen.pricing.positive import positive_side_bound
+from rulecert.mipmodels.colgen.provers.positive import positive_side_bound
 from rulecert.problem import RuleProblem
 from rulecert.reference import brute_force_ruleset
 from test_colgen import _check_certificate, _varied_case
@@ -161,7 +161,7 @@ def test_positive_side_bound_stops_at_its_deadline_and_on_ctrl_c(monkeypatch):
     complete), with a bound that is still valid (here the trivial one)."""
     import time
 
-    from rulecert.mipmodels.colgen.pricing import positive
+    from rulecert.mipmodels.colgen.provers import positive
     rng = np.random.default_rng(11)
     X, v, const, lit, D = _random_pricing(rng)
     opt = _min_reduced_cost(X, v, const, lit, D)
@@ -178,7 +178,7 @@ def test_dual_ascent_raises_the_cover_bound_and_stays_below_the_cover_minimum():
     LP's own, the value never falls below the starting duals' and never exceeds ``F(M)``,
     the least ``lit |S| + cost(S)`` over clauses ``S`` within ``M`` (brute force), nor does
     its figure for any smaller mask exceed ``F`` there."""
-    from rulecert.mipmodels.colgen.pricing.positive import _CoverLP
+    from rulecert.mipmodels.colgen.provers.positive import _CoverLP
     rng = np.random.default_rng(11)
     raised = 0
     for _ in range(200):
@@ -227,7 +227,7 @@ def test_positive_side_bound_on_two_threads_is_as_valid_as_on_one(monkeypatch):
     and an error in a thread stop it."""
     import time
 
-    from rulecert.mipmodels.colgen.pricing import positive
+    from rulecert.mipmodels.colgen.provers import positive
     rng = np.random.default_rng(5)
     for _ in range(40):
         X, v, const, lit, D = _larger_pricing(rng)
@@ -269,7 +269,7 @@ def test_positive_side_search_goes_after_the_descent_at_duals_with_many_gain_gro
     (here every proof, the limit set to 0): the record says so, and the bound stays valid
     against brute force and at least the bound without the proof; without a time limit the
     proof keeps its place (before the descent, which does not run)."""
-    from rulecert.mipmodels.colgen import bound_search
+    from rulecert.mipmodels.colgen.provers import lagrangian as bound_search
     monkeypatch.setattr(bound_search, "POSITIVE_SIDE_FIRST_MAX_GROUPS", 0)
     after = 0
     for p, opt, C, kw, off in _open_gap_cases():

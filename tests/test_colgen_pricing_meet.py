@@ -7,7 +7,7 @@ import itertools
 import numpy as np
 import pytest
 
-from rulecert.mipmodels.colgen.pricing.meet import PureClauseGreedy
+from rulecert.mipmodels.colgen.provers.meet import PureClauseGreedy
 
 
 def _rc(Xp, y, cl):

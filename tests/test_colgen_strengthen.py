@@ -60,7 +60,7 @@ def test_a_budget_within_the_solves_own_last_search_is_skipped_and_could_not_rai
     ``final_bound_node_limit`` nodes.  The same descent (from the recorded share) with any
     budget up to that proves no more than the solve's bound, so ``strengthen_bound`` skips
     it and says why; a larger budget continues, never past brute force."""
-    from rulecert.mipmodels.colgen.bound_search import bound_pricer, final_bound_search
+    from rulecert.mipmodels.colgen.provers.lagrangian import bound_pricer, final_bound_search
     from rulecert.mipmodels.colgen.state import State
     raised = repeated = 0
     for seed in (0, 2, 3):

@@ -5,7 +5,8 @@ long before the limit (so these results do not depend on the machine's speed).""
 import math
 
 from rulecert.certificate import Termination
-from rulecert.mipmodels.colgen import BoundKind, bound_search, solve
+from rulecert.mipmodels.colgen import BoundKind, solve
+from rulecert.mipmodels.colgen.provers import lagrangian as bound_search
 from rulecert.monitor import request_interrupt
 from rulecert.problem import RuleProblem
 from rulecert.reference import brute_force_ruleset

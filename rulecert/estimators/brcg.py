@@ -372,7 +372,7 @@ def choose_complexity_bound(cv_results: dict, selection: str = "best"):
 DEFAULT_GRID = (1, 2, 3, 4, 5, 10, 15, 25, 35)
 """``BooleanRuleCGCV``'s grid of ``C`` by default (from 2 without the empty clause): the path
 starts at the simplest models, the constant ones at ``C = 1`` and single clauses up to
-``C = 5`` (searched whole and proven, ``colgen.gap_closing.solve_small_class``), as glmnet's
+``C = 5`` (searched whole and proven, ``colgen.provers.gap_closing.solve_small_class``), as glmnet's
 path starts at the null model, so that the one-standard-error rule can choose them.  On the
 paper's protocol (``experiments/brcg_table.py``, this grid) that rule chose a C of 4 or less in
 outer folds of liver (2-4), transfusion, wdbc and ionosphere (4)."""

@@ -1,22 +1,24 @@
 """Boolean rule sets (DNF / CNF) by column generation with a certified gap.
 
-``solve(problem, options) -> ColgenSolution`` (unpacks as ``(RuleSet, Certificate)``).  The
-floor plan, in the order of a solve:
+``solve(problem, options, **settings) -> ColgenSolution`` (unpacks as ``(RuleSet,
+Certificate)``).  The spine of a solve (``loop.solve``): set up, iterate (master LP, pricing
+chain, bound, stop test), restricted IP, then the steps (``steps.STEPS``: improvers, then
+provers), finish.  The floor plan, in that order:
 
-* :mod:`.options`: ``ColGenOptions`` in frozen groups (model, limits, pricing, primal
-  steps, certification steps), checked when built; :mod:`.presets`: the effort levels;
-* :mod:`.state`: the instance as the solve sees it (grouped samples, ``C``, ``D``);
-* :mod:`.loop`: the method and its phases (the module doc), the column-generation loop and
-  the certificate;
-* :mod:`.master`: the restricted master LP / IP in HiGHS;
+* :mod:`.options`: ``ColGenOptions`` in frozen groups (model, limits, pricing, primal steps,
+  certification steps), checked when built; :mod:`.presets`: the effort levels;
+* :mod:`.state`: the instance as the solve sees it (grouped samples, ``C``, ``D``), the run's
+  state and the one place a bound is accepted (``Run.offer_bound``, kinds in ``BoundKind``);
+* :mod:`.plan`: the planner, every share of the time limit in one table;
+* :mod:`.loop`: the method (the module doc), the spine, the iteration and the certificate;
+* :mod:`.master`: the restricted master LP / IP in HiGHS; :mod:`.bounds`: the bound
+  arithmetic (Lagrangian, knapsacks, the complexity-dual descent);
 * :mod:`.pricing`: the pricers (heuristic, beam, branch-and-bound, CP-SAT) and their chain;
-* :mod:`.bounds`: the bound arithmetic; :mod:`.bound_search`: the searches that raise the
-  bound during column generation and at its end;
-* :mod:`.restricted_ip`: the restricted IP and its warm starts (:mod:`.localsearch`);
-* :mod:`.dive`: the column-generation dive (a primal heuristic);
-* :mod:`.polish`: local search over literals from the restricted IP's rule set, reaching
-  clauses no pricing round generated (a primal heuristic);
-* :mod:`.gap_closing`: gap closing by reduced-cost enumeration;
+* :mod:`.restricted_ip`: the restricted IP and its warm starts;
+* :mod:`.steps`: the contract of the steps after the restricted IP and the loop over them;
+* :mod:`.improvers`: the dive, polishing, and the local search of the IP's start;
+* :mod:`.provers`: the Lagrangian searches, gap closing, the packing bound, the error-free
+  cover LP, the positive-side proof;
 * :mod:`.strengthen`: ``strengthen_bound`` raises the bound of a stopped solve by counted
   work.
 """

@@ -33,24 +33,24 @@ Algorithm
    time limit.
 4. Restricted master IP in HiGHS (``restricted_ip.py``) (the same object, clause columns switched to binary),
    warm-started from the best of (a) a greedy rounding of the LP or a greedy cover, improved
-   by local search (``localsearch.py``: add / drop / swap descent and iterated kicks, at most
-   ``LOCAL_SEARCH_SHARE`` of the time left) and (b) the IP over the LP solution's support
+   by local search (``improvers/selection_search.py``: add / drop / swap descent and iterated kicks, at most
+   the planner's ``"local search"`` share of the time left) and (b) the IP over the LP solution's support
    alone (a small IP given at most half the time left).  When the full restricted IP stalls
    under a time limit, its start is what is returned.
-   Then polishing (``polish.py``, ``polish``): local search over literals from the IP's rule
+   Then polishing (``improvers/polish.py``, ``polish``): local search over literals from the IP's rule
    set (drop, add or swap a literal, drop a clause, add a clause of one or two literals,
    random kicks), which reaches clauses no dual point made improving; a better rule set's
    clauses become columns and its selection the incumbent.
 5. Optional gap closing (``close_gap``): every clause whose reduced cost is small enough to
    appear in a better solution is enumerated and added, then the IP is re-solved (below).
 6. A bound still below one error's weight is raised to it when no rule set of complexity
-   ``<= C`` is error-free by the packing bound (``packing.py``: positive groups that no
+   ``<= C`` is error-free by the packing bound (``provers/packing.py``: positive groups that no
    clause covering no negative covers two at a time, too many to fit ``C``) or, where that
    proves nothing and ``error_free_cover_lps`` allows, by the LP of the least-complexity
-   error-free cover (``cover_lp.py``: column generation over those clauses, Farley's bound
+   error-free cover (``provers/cover_lp.py``: column generation over those clauses, Farley's bound
    above ``C``, and where that LP is at most ``C``, a reduced-cost enumeration of the
    clauses an error-free rule set could use, then their cover IP).
-7. Under a time limit, the time the phases left raises the bound (``bound_search.py``: the
+7. Under a time limit, the time the phases left raises the bound (``provers/lagrangian.py``: the
    last search's descent at the last duals, stopped by the clock).
 
 Lower bound (Lagrangian / LP duality).  For any duals ``mu >= 0``, ``lambda >= 0`` and any
@@ -131,7 +131,7 @@ from ...monitor import Monitor, catch_interrupt, interrupt_requested
 from ...models.ruleset import RuleSet, ruleset_objective
 from .. import cpsat as cx
 from .. import highs as hx
-from .bound_search import dual_search
+from .provers.lagrangian import dual_search
 from .bounds import Duals, conflict_bound, read_duals
 from .master import RestrictedMaster
 from .options import ColGenOptions, check_problem, resolve

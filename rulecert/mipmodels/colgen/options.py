@@ -217,21 +217,21 @@ class PrimalSteps(_Group):
     """The improvers: steps after the restricted IP that may return a better rule set."""
 
     dive: bool = False
-    """Column-generation dive (``dive.py``): fix the largest fractional column, price again,
+    """Column-generation dive (``improvers/dive.py``): fix the largest fractional column, price again,
     until the LP solution is integral; then the restricted IP over its columns too."""
     dive_rounds: int = 20
     """Pricing rounds of the dive after each fixing, at most."""
     dive_nodes: int | None = DEFAULT_DIVE_NODE_LIMIT
     """Branch-and-bound pricing nodes of the whole dive; then it fixes without pricing."""
     polish: bool = True
-    """Local search over literals from the restricted IP's rule set (``polish.py``)."""
+    """Local search over literals from the restricted IP's rule set (``improvers/polish.py``)."""
     polish_kicks: int = 200
     """Random kicks of the polishing search, each followed by a descent (0: the descent)."""
     ip_options: Mapping | None = None
     """HiGHS options of the restricted IP (names to values, checked against HiGHS), e.g.
     :data:`.restricted_ip.LIGHT_IP_OPTIONS`; the options rulecert sets itself are refused."""
     _local_search: bool = True
-    """Improve the restricted IP's greedy start by local search (``localsearch.py``)."""
+    """Improve the restricted IP's greedy start by local search (``improvers/selection_search.py``)."""
 
     def _check(self):
         ip = self.ip_options

@@ -2,11 +2,11 @@
 
 The restricted master (the clauses generated so far, switched to binary) is solved in HiGHS,
 warm-started from the best of (a) a greedy rounding of the LP or a greedy cover, improved by
-local search (:mod:`.localsearch`: add / drop / swap descent and iterated kicks, at most
+local search (:mod:`.improvers.selection_search`: add / drop / swap descent and iterated kicks, at most
 the planner's ``"local search"`` share of the time left), (b) the IP over the LP solution's support alone (a
 small IP given at most half the time left) and (c) the caller's ``initial_solution``.  When
 the full restricted IP stalls under a time limit, its start is what is returned.  After a
-dive (:mod:`.dive`), the IP is solved again over its columns too, from the better of its own
+dive (:mod:`.improvers.dive`), the IP is solved again over its columns too, from the better of its own
 selection and the dive's rule set.
 """
 from __future__ import annotations
@@ -17,7 +17,7 @@ import time
 
 import numpy as np
 
-from .localsearch import SelectionSearch, local_search
+from .improvers.selection_search import SelectionSearch, local_search
 from .master import RestrictedMaster
 from .plan import seconds_left, step_deadline
 
@@ -96,7 +96,7 @@ def solve_restricted_ip(run, clean) -> RestrictedIP:
 
 
 def resolve_after_dive(run, ip: RestrictedIP) -> None:
-    """The restricted IP again, over the dive's columns too (:mod:`.dive`), warm-started from
+    """The restricted IP again, over the dive's columns too (:mod:`.improvers.dive`), warm-started from
     the better of its own selection and the dive's rule set: never worse than the restricted
     IP without the dive (a node-limited IP over more columns alone could be worse)."""
     master, dv = run.master, run.dive
@@ -181,7 +181,7 @@ def _greedy_selection(master: RestrictedMaster, st, w_lp, *, seed: int = 0,
     """A feasible 0/1 selection to warm-start the restricted IP: the better of (a) columns in
     decreasing LP value added while the complexity fits and the objective decreases and (b)
     the greedy covering rule (repeatedly add the column with the largest objective decrease
-    per unit of complexity), then (``improve``) improved by local search (``localsearch``:
+    per unit of complexity), then (``improve``) improved by local search (``improvers/selection_search.py``:
     add / drop / swap descent and iterated kicks, until ``deadline``).  Returns
     ``(selection, objective, info)``."""
     m = master.n_columns

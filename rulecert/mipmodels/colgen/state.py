@@ -219,11 +219,11 @@ class Run:
     cg_time: float = 0.0
     gap_info: dict = dataclasses.field(default_factory=dict)
     packing: dict | None = None
-    """The packing bound's stats (``packing.py``; None: not tried)."""
+    """The packing bound's stats (``provers/packing.py``; None: not tried)."""
     error_free_lp: dict | None = None
-    """The error-free cover LP bound's stats (``cover_lp.py``; None: not tried)."""
-    dive: dict | None = None                 # the dive's record (``dive.py``), when it ran
-    polish: dict | None = None               # polishing's record (``polish.py``), when it ran
+    """The error-free cover LP bound's stats (``provers/cover_lp.py``; None: not tried)."""
+    dive: dict | None = None                 # the dive's record (``improvers/dive.py``), when it ran
+    polish: dict | None = None               # polishing's record (``improvers/polish.py``), when it ran
     time_left_search: dict | None = None     # ``bound_search.raise_bound_with_time_left``'s
     positive_side: dict | None = None        # ``bound_search.positive_side_search``'s record
     steps: dict = dataclasses.field(default_factory=dict)

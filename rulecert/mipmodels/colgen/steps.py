@@ -27,15 +27,15 @@ import dataclasses
 import time
 from collections.abc import Callable, Iterable
 
-from .bound_search import (deferred_positive_side, deferred_positive_side_applies,
+from .provers.lagrangian import (deferred_positive_side, deferred_positive_side_applies,
                            positive_side_applies, positive_side_search,
                            raise_bound_with_time_left, time_left_applies)
-from .cover_lp import cover_lp_bound
-from .dive import dive, dive_applies
-from .gap_closing import close_gap, close_gap_applies, small_class_applies, solve_small_class
-from .packing import least_error_weight, packing_bound
+from .provers.cover_lp import cover_lp_bound
+from .improvers.dive import dive, dive_applies
+from .provers.gap_closing import close_gap, close_gap_applies, small_class_applies, solve_small_class
+from .provers.packing import least_error_weight, packing_bound
 from .plan import SHARES, share_of
-from .polish import polish, polish_applies
+from .improvers.polish import polish, polish_applies
 from .restricted_ip import STOPPED, RestrictedIP, resolve_after_dive
 from .state import BoundKind, Proof, Run, improving_clauses
 
@@ -85,7 +85,7 @@ def _why_not(run: Run, ip: RestrictedIP, step: Step) -> str | None:
 
 # ---- the improvers ------------------------------------------------------------------------
 def _dive(run: Run, ip: RestrictedIP, end) -> None:
-    """The column-generation dive (:mod:`.dive`), then the restricted IP again over its
+    """The column-generation dive (:mod:`.improvers.dive`), then the restricted IP again over its
     columns too, from the better start."""
     run.master.to_lp()
     run.dive = dive(run, lambda duals: lambda inst, r: improving_clauses(run.st, duals, inst, r,
@@ -106,7 +106,7 @@ def _packing_applies(run: Run, ip: RestrictedIP) -> bool:
 
 
 def _packing(run: Run, ip: RestrictedIP, end) -> Iterable[Proof]:
-    """The packing bound (:mod:`.packing`: no rule set of complexity ``<= C`` is
+    """The packing bound (:mod:`.provers.packing`: no rule set of complexity ``<= C`` is
     error-free); its work is capped and it stops at ``end``.  Record: ``run.packing``."""
     pk = packing_bound(run.st, expired=end.expired)
     run.packing = pk.stats()
@@ -128,7 +128,7 @@ def _error_free_share(run: Run) -> float:
 
 
 def _error_free(run: Run, ip: RestrictedIP, end) -> Iterable[Proof]:
-    """The error-free cover LP bound (:mod:`.cover_lp`), seeded with the master's columns,
+    """The error-free cover LP bound (:mod:`.provers.cover_lp`), seeded with the master's columns,
     with ``error_free_cover_lps`` cover LPs.  Record: ``run.error_free_lp``."""
     cl = cover_lp_bound(run.st, run.o.certification.error_free_cover_lps, seeds=run.st.clauses,
                         deadline=end.end, workers=run.o.workers,

@@ -17,7 +17,7 @@ import time
 from ...certificate import certify
 from ...limits import check_count_limit
 from ...monitor import catch_interrupt, interrupt_requested
-from .bound_search import bound_pricer, final_bound_search
+from .provers.lagrangian import bound_pricer, final_bound_search
 from .loop import ColgenSolution, bound_message
 from .state import BoundKind, State
 

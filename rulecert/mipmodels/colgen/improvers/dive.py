@@ -27,9 +27,9 @@ import time
 
 import numpy as np
 
-from ...limits import Deadline
-from .bounds import read_duals
-from .pricing import price
+from ....limits import Deadline
+from ..bounds import read_duals
+from ..pricing import price
 
 _INTEGRAL = 1e-6
 

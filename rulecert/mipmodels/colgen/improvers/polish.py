@@ -1,6 +1,6 @@
 """Polishing the incumbent rule set by local search over literals, outside the column pool.
 
-The restricted IP (``restricted_ip.py``) and its local search (``localsearch.py``) choose
+The restricted IP (``restricted_ip.py``) and its local search (``improvers/selection_search.py``) choose
 among the clauses column generation has generated; a better rule set may need a clause that
 pricing never produced, because no dual point made it improving.  This search moves in the
 space of rule sets itself, from the incumbent:
@@ -26,9 +26,9 @@ import time
 
 import numpy as np
 
-from ...limits import Deadline
-from .restricted_ip import RestrictedIP
-from .state import Run, irredundant
+from ....limits import Deadline
+from ..restricted_ip import RestrictedIP
+from ..state import Run, irredundant
 
 _EPS = 1e-9
 

@@ -23,7 +23,7 @@ from __future__ import annotations
 import numpy as np
 
 from .... import bits
-from ..packing import within_a_negative
+from .packing import within_a_negative
 
 TOP_SEEDS, RANDOM_SEEDS = 30, 30
 """Seed groups of one call: the largest duals, and random groups of positive dual."""

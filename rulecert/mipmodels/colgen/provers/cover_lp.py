@@ -11,14 +11,14 @@ negative groups).  The packing bound's clique is a dual solution of this LP foun
 pricing, and proves nothing where the clique is light.  Here the LP is solved by column
 generation: a HiGHS master over the pure clauses found (the solve's pure columns first, and
 an artificial column of cost ``C + 1`` per group, so that it is always feasible), priced by a
-greedy over pure clauses from the positive side (``pricing/meet.py``), where it finds nothing
+greedy over pure clauses from the positive side (``provers/meet.py``), where it finds nothing
 by the beam search over clauses of 1..D literals and then the literal branch-and-bound at 2
 and 3 literals (negative groups at a cost above any gain, so only pure clauses improve).
 
 *Farley's bound.*  For duals ``y >= 0`` of the cover rows, if ``y(k) <= rho c_k`` for every
 pure clause (``y(k)`` the duals of the groups it covers), then ``y / rho`` is dual feasible
 and ``Z >= sum(y) / rho``.  So when the short pricing finds nothing, the positive-side search
-(``pricing/positive.py``, the literal cost and the constant both ``rho``) tries to prove
+(``provers/positive.py``, the literal cost and the constant both ``rho``) tries to prove
 ``rho (1 + |k|) - y(k) >= 0`` for every clause at ``rho`` just below ``sum(y) / C'``
 (``C'`` = floor(C), complexities being integers).  A completed proof shows ``Z > C'``: no
 error-free rule set of complexity ``<= C`` exists, and the objective is at least one error's
@@ -45,7 +45,7 @@ complexity.  So when the cover IP of those groups over these columns needs more 
 the least error-free cover of any subset ``S`` of them bounds it below: a proof that no
 cover of ``S`` fits ``C'`` proves the error.  Where the LP of every group stays above
 ``C'`` but its Farley proofs do not complete, the whole LP's proofs are capped
-(:data:`WHOLE_PROOF_LPS`, :data:`WHOLE_TIME_SHARE`) and the rest of the budget goes to
+(:data:`WHOLE_PROOF_LPS`, the planner's ``"whole cover LP"`` share) and the rest of the budget goes to
 subsets: the groups of the largest duals of the whole LP holding a share of its dual mass
 (:data:`SUBSET_MASSES`), grown until the subset's restricted LP, priced by the heuristics,
 reaches ``C' -`` :data:`SUBSET_LP_MARGIN`; then the subset's LP is solved and proven (its LP
@@ -71,10 +71,11 @@ import time
 
 import numpy as np
 
-from ...monitor import interrupt_requested
-from ..highs import lp_row_duals, new_highs
+from ....monitor import interrupt_requested
+from ...highs import lp_row_duals, new_highs
+from ..plan import SHARES
+from .meet import PureClauseGreedy
 from .packing import least_error_weight
-from .pricing.meet import PureClauseGreedy
 
 MAX_ITER = 1000
 """Column-generation iterations of the cover LP at most.
@@ -111,11 +112,6 @@ ENTRY_IP_NODES = 0
 """HiGHS nodes of the IP of the least pure clause within each enumerated set's meet (0: its
 LP bound, from the search, is the set's complexity)."""
 WHOLE_PROOF_LPS = 20_000
-WHOLE_TIME_SHARE = 0.1
-"""Where the restricted LP of every positive group stays above ``C'``, its Farley proofs may
-spend this many cover LPs (of a finite budget) and, under a deadline, this share of the time
-to it, before the rest goes to subsets of the groups (module doc).  A count, not a share of
-the budget, so that a larger budget repeats a smaller one's steps."""
 SUBSET_MASSES = (0.7, 0.75, 0.8, 0.85, 0.9, 0.95, 1.0)
 """The first subset: the fewest positive groups of the largest duals of the whole cover LP
 that hold one of these shares of its dual mass, in turn, until :data:`SUBSET_LP_MARGIN`."""
@@ -125,7 +121,7 @@ alone, is at least ``C' - SUBSET_LP_MARGIN``; below, more groups are taken first
 SUBSET_GROW = 0.15
 """Where a subset's enumeration finds a cover within ``C'``, this share of its size is
 added: the groups of largest dual that the cover's clauses (a pure clause within each
-set's meet, by the greedy of ``pricing/meet.py``) miss."""
+set's meet, by the greedy of ``provers/meet.py``) miss."""
 
 
 @dataclasses.dataclass
@@ -142,7 +138,7 @@ class CoverLPBound:
     columns: int = 0
     pricing_nodes: int = 0
     greedy_rounds: int = 0
-    """Pricing rounds whose columns the greedy over pure clauses found (``pricing/meet.py``)."""
+    """Pricing rounds whose columns the greedy over pure clauses found (``provers/meet.py``)."""
     proofs: int = 0
     proof_lps: int = 0
     """Cover LPs of the positive-side proofs and of the enumeration."""
@@ -236,12 +232,12 @@ class _CoverMaster:
 def _price(master: _CoverMaster, greedy, X, v, D: int, lengths, deadline, workers: int,
            out: CoverLPBound) -> bool:
     """One pricing round: the greedy over pure clauses from the positive side (``greedy``,
-    ``pricing/meet.py``), then the beam search over clauses of 1..D literals, then the
+    ``provers/meet.py``), then the beam search over clauses of 1..D literals, then the
     branch-and-bound at each of ``lengths`` until one finds an improving clause; whether a
     new column was added."""
-    from .pricing.beam import beam_pricing
-    from .pricing.bnb import price_by_branch_and_bound
-    from .pricing.instance import PricingInstance
+    from ..pricing.beam import beam_pricing
+    from ..pricing.bnb import price_by_branch_and_bound
+    from ..pricing.instance import PricingInstance
     if sum(master.add(c) for c in greedy.price(-v[:master.n], K=50, starts=master.support())):
         out.greedy_rounds += 1
         return True
@@ -272,7 +268,7 @@ def _enumerate(X, y, v, delta: float, Cf: float, D: int, budget: _Budget,
     pricing's coefficients, ``delta`` the proven bound on the reduced costs' negative part),
     its cover LPs taken from ``budget``: the reason when it proves that no error-free cover
     of complexity ``<= Cf`` exists, else None with ``out.stopped`` set."""
-    from .pricing.positive import positive_side_bound
+    from .positive import positive_side_bound
     tau = Cf - float(y.sum()) + max(0.0, Cf // 2 - 1) * delta
     entries: list = []
     ps = positive_side_bound(X, v, 1.0, 1.0, D, upper=tau + 1e-6,
@@ -318,7 +314,7 @@ def cover_lp_bound(st, node_limit: int | None, *, seeds=(), deadline: float | No
     (a solve's monitor: Ctrl-C, the callback, the memory cap; by default Ctrl-C alone), asked
     every iteration, ends it as "interrupted" when not None (Ctrl-C also stops the searches
     inside).  Where the LP of every positive group stays above ``C'`` past
-    :data:`WHOLE_PROOF_LPS` (or :data:`WHOLE_TIME_SHARE` of the time), the rest goes to
+    :data:`WHOLE_PROOF_LPS` (or the planner's ``"whole cover LP"`` share of the time), the rest goes to
     subsets of the groups (:data:`SUBSET_MASSES`, module doc)."""
     t0 = time.perf_counter()
     out = CoverLPBound()
@@ -434,13 +430,13 @@ def _solve(st, negative, rows, seeds, out: CoverLPBound, *, budget: _Budget, wor
     """Column generation of the error-free cover LP of the positive groups ``st.P[rows]``,
     then its proof (Farley's bound, or the enumeration where the LP is at most ``C'``), into
     ``out``; with ``farley_cap``, while the restricted LP stays above ``C'`` the proofs
-    stop once :data:`WHOLE_PROOF_LPS` of a finite budget or :data:`WHOLE_TIME_SHARE` of the
+    stop once :data:`WHOLE_PROOF_LPS` of a finite budget or the planner's ``"whole cover LP"`` share of the
     time to the deadline is spent (``out.stopped`` "whole_share"); with ``min_lp``, a
     restricted LP below it where pricing first finds nothing ends it ("lp_below_margin"),
     before any proof; ``cover_sets`` receives the sets
     (indices into ``rows``) of the cover the enumeration's IP found within ``C'``.  Returns
     the master and its last duals (None: no LP)."""
-    from .pricing.positive import positive_side_bound
+    from .positive import positive_side_bound
     Cf = math.floor(st.C + 1e-9)
     X = np.ascontiguousarray(np.r_[st.X[st.P[rows]], st.X[negative]])
     nP = len(rows)
@@ -456,7 +452,7 @@ def _solve(st, negative, rows, seeds, out: CoverLPBound, *, budget: _Budget, wor
     if farley_cap:
         farley_left = WHOLE_PROOF_LPS if math.isfinite(budget.left) else math.inf
         if deadline is not None:
-            farley_end = budget.t0 + WHOLE_TIME_SHARE * (deadline - budget.t0)
+            farley_end = budget.t0 + SHARES["whole cover LP"] * (deadline - budget.t0)
     y = None
     for out.iterations in range(1, MAX_ITER + 1):
         if deadline is not None and time.perf_counter() >= deadline:

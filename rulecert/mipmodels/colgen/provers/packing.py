@@ -45,7 +45,7 @@ import time
 
 import numpy as np
 
-from ... import bits
+from .... import bits
 
 PACKING_MAX_WORK = 2e8
 """Word operations the incompatibility test may spend (positive groups squared times

@@ -11,13 +11,13 @@ from collections.abc import Iterator
 
 import numpy as np
 
-from ...limits import Deadline
-from ...monitor import interrupt_requested
-from .bounds import gap_closing_threshold, knapsack_bound, read_duals
-from .master import best_pair
-from .pricing import price_by_branch_and_bound
-from .restricted_ip import RestrictedIP, resolve
-from .state import BoundKind, Proof, Run, irredundant
+from ....limits import Deadline
+from ....monitor import interrupt_requested
+from ..bounds import gap_closing_threshold, knapsack_bound, read_duals
+from ..master import best_pair
+from ..pricing import price_by_branch_and_bound
+from ..restricted_ip import RestrictedIP, resolve
+from ..state import BoundKind, Proof, Run, irredundant
 
 
 # ---- gap closing by reduced-cost enumeration ----------------------------------------------

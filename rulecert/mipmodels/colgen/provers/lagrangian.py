@@ -16,15 +16,15 @@ import math
 import time
 from collections.abc import Iterator
 
-from ...limits import Deadline
-from ...monitor import interrupt_requested
-from .bounds import (NODES_STOPPED, DualSearch, Duals, complexity_dual_descent,
+from ....limits import Deadline
+from ....monitor import interrupt_requested
+from ..bounds import (NODES_STOPPED, DualSearch, Duals, complexity_dual_descent,
                      complexity_dual_search)
-from .options import ColGenOptions
-from .pricing import PricingRound, price_by_branch_and_bound
-from .plan import SHARES, seconds_left, step_deadline
-from .restricted_ip import RestrictedIP
-from .state import BoundKind, Proof, Run, State, reduced_cost
+from ..options import ColGenOptions
+from ..pricing import PricingRound, price_by_branch_and_bound
+from ..plan import SHARES, seconds_left, step_deadline
+from ..restricted_ip import RestrictedIP
+from ..state import BoundKind, Proof, Run, State, reduced_cost
 
 
 
@@ -303,7 +303,7 @@ def positive_side_applies(run: Run, ip: RestrictedIP) -> bool:
 
 
 def positive_side_search(run: Run, ip: RestrictedIP, end: Deadline) -> Iterator[Proof]:
-    """The positive-side pricing proof (``pricing/positive.py``) at the end of a solve whose
+    """The positive-side pricing proof (``provers/positive.py``) at the end of a solve whose
     gap is open, with ``positive_side_cover_lps`` cover LPs in all.
 
     At the duals of the master LP over every column held (those of pricing, the dive,
@@ -314,7 +314,7 @@ def positive_side_search(run: Run, ip: RestrictedIP, end: Deadline) -> Iterator[
     = (k - 1 - L) / N`` (a little above: then ``L + N z`` rounds up to ``k``; ``(k - L) / N``
     when not integral), each proof with half the node budget left (the last with all of it),
     at most :data:`POSITIVE_SIDE_TRIES`.  A proof that fails shows a clause below ``u`` (the
-    cover IP's witness, ``pricing/positive.py``): the next ``k`` is then the most that
+    cover IP's witness, ``provers/positive.py``): the next ``k`` is then the most that
     clause leaves possible; one that its node limit stopped is followed by ``k`` halfway
     down to the bound so far.  A proof that does not complete still proves its own bound,
     which is kept when it is better.  Skipped in the penalized form, after Ctrl-C, the
@@ -328,7 +328,7 @@ def positive_side_search(run: Run, ip: RestrictedIP, end: Deadline) -> Iterator[
     the descent only prepares it (``stats["positive_side"]["after_descent"]``) and the call
     with ``after_descent`` runs it with the time the descent leaves.
     The record is ``run.positive_side`` (the certificate's ``stats["positive_side"]``)."""
-    from .bounds import read_duals
+    from ..bounds import read_duals
     o, st = run.o, run.st
     t0 = time.perf_counter()
     run.master.to_lp()
@@ -368,8 +368,8 @@ def _positive_side_proofs(run: Run, ip: RestrictedIP, duals, rec: dict,
                           end) -> Iterator[Proof]:
     """:func:`positive_side_search`'s proofs at ``duals`` (the final master LP's), stopped at
     ``end`` (a ``perf_counter`` value, or None), recorded in ``rec``."""
-    from .bounds import complexity_bound_at
-    from .pricing.positive import positive_side_bound
+    from ..bounds import complexity_bound_at
+    from .positive import positive_side_bound
     o, st = run.o, run.st
     budget = o.certification.positive_side_cover_lps
     t0 = time.perf_counter()
