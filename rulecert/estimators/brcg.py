@@ -281,7 +281,9 @@ class BooleanRuleCGClassifier(BinaryRuleClassifier):
     def __str__(self) -> str:
         if not hasattr(self, "certificate_"):
             return repr(self)
-        return f"{super().__str__()}\nbound           : {self.certificate_.stats.get('bound_kind')}"
+        s = self.certificate_.stats
+        detail = f" ({s['bound_detail']})" if s.get("bound_detail") else ""
+        return f"{super().__str__()}\nbound           : {s.get('bound_kind')}{detail}"
 
 
 def _problem(Xb, y01, sw, names):
