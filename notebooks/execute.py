@@ -4,9 +4,10 @@
     python notebooks/execute.py 01 03           # those whose name starts with 01 or 03
 
 Run from anywhere; each notebook runs with this folder as its working directory (figures go to
-``notebooks/figures/``) and needs the shared data (``RULECERT_DATA``).  The tests run every
-notebook the same way in a temporary folder (tests/test_notebooks.py) and check that the
-committed copies were executed in order without errors.
+``notebooks/figures/``) and needs the shared data: ``RULECERT_DATA`` if set, else the
+``shared/data`` folder that :func:`rulecert.datasets.data_home` finds from this folder up.
+The tests run every notebook the same way in a temporary folder (tests/test_notebooks.py) and
+check that the committed copies were executed in order without errors.
 """
 from __future__ import annotations
 

@@ -6,10 +6,23 @@ go through :class:`rulecert.mining.FeatureBinarizer` before mining antecedents.
 
 Where the files are
 -------------------
-:func:`data_home` looks, in order, at the ``data_home`` argument, the environment variable
-``RULECERT_DATA``, the folder ``../shared/data`` beside the source checkout (the layout of
-the development machine) and the cache folder ``$XDG_CACHE_HOME/rulecert/data``
-(``~/.cache/rulecert/data``) that :func:`fetch` fills.  Nothing is downloaded by the loaders;
+:func:`data_home` takes the first of these that exists:
+
+1. the ``data_home`` argument of a loader;
+2. the folder named by the environment variable ``RULECERT_DATA`` (an error, naming it, if
+   that folder does not exist: a set variable is never silently passed over);
+3. the nearest ``shared/data`` folder beside the current working directory or one of its
+   parents: for ``d`` in ``cwd, cwd.parent, ..., /`` the first ``d/shared/data`` that holds
+   at least one registered dataset folder (``compas/``, ``wdbc/``, ...).  A checkout at
+   ``<root>/main`` with the data at ``<root>/shared/data`` is found from the checkout, its
+   ``notebooks/`` or any folder below it, whether the package is installed editable or not;
+4. the folder ``../shared/data`` beside the package's source checkout (an editable install
+   run from anywhere);
+5. the cache folder ``$XDG_CACHE_HOME/rulecert/data`` (``~/.cache/rulecert/data``) that
+   :func:`fetch` fills.
+
+When none exists, ``FileNotFoundError`` lists every folder looked at and says to set
+``RULECERT_DATA``.  Nothing is downloaded by the loaders;
 :func:`fetch` downloads a dataset's files from their public origin into the cache and checks
 their md5 (the same checksums ``verify=True`` checks locally).
 
@@ -182,11 +195,30 @@ def _checkout_data() -> Path:
     return Path(__file__).resolve().parent.parent.parent / "shared" / "data"
 
 
+def _cwd_candidates() -> list[Path]:
+    """``d/shared/data`` for ``d`` in the working directory and each of its parents, nearest
+    first (``cwd/../shared/data`` is the second entry: the data beside a checkout run from
+    inside it)."""
+    try:
+        cwd = Path.cwd().resolve()
+    except OSError:         # the working directory was removed: nothing to search from
+        return []
+    return [d / "shared" / "data" for d in (cwd, *cwd.parents)]
+
+
+def _holds_datasets(p: Path) -> bool:
+    """True when ``p`` is a folder holding at least one registered dataset's folder."""
+    if not p.is_dir():
+        return False
+    tops = {f.path.split("/", 1)[0] for f in FILES.values()}
+    return any((p / t).is_dir() for t in tops)
+
+
 def data_home(data_home: str | os.PathLike | None = None) -> Path:
     """The folder holding the datasets (see the module docstring for the search order).
 
-    Raises ``FileNotFoundError`` telling the user to set ``RULECERT_DATA`` when no candidate
-    exists.
+    Raises ``FileNotFoundError`` listing every folder looked at and telling the user to set
+    ``RULECERT_DATA`` when no candidate exists.
     """
     if data_home is not None:
         p = Path(data_home).expanduser()
@@ -198,15 +230,27 @@ def data_home(data_home: str | os.PathLike | None = None) -> Path:
         p = Path(env).expanduser()
         if not p.is_dir():
             raise FileNotFoundError(f"{ENV_VAR}={env!r} is not a directory; point it to the "
-                                    "folder holding the rulecert datasets")
+                                    "folder holding the rulecert datasets (or unset it to "
+                                    "search for shared/data from the working directory)")
         return p
-    for p in (_checkout_data(), cache_home()):
-        if p.is_dir():
+    looked: list[Path] = []
+    for p in (*_cwd_candidates(), _checkout_data()):
+        if p in looked:
+            continue
+        looked.append(p)
+        if _holds_datasets(p):
             return p
+    cache = cache_home()
+    looked.append(cache)
+    if cache.is_dir():
+        return cache
+    where = "\n".join(f"  {p}" for p in looked)
     raise FileNotFoundError(
-        f"rulecert datasets not found: set the environment variable {ENV_VAR} to the folder "
-        f"holding them (looked in {str(_checkout_data())!r} and {str(cache_home())!r}), or "
-        "download them with rulecert.datasets.fetch(name)")
+        f"rulecert datasets not found: {ENV_VAR} is not set and no folder holding them was "
+        f"found; looked in (shared/data beside the working directory and its parents, beside "
+        f"the package source, then the download cache):\n{where}\n"
+        f"Set the environment variable {ENV_VAR} to the folder holding them, or download "
+        "them with rulecert.datasets.fetch(name)")
 
 
 def _md5(data_or_path) -> str:

@@ -85,11 +85,108 @@ def test_data_home_resolution(tmp_path, monkeypatch):
     with pytest.raises(FileNotFoundError, match="RULECERT_DATA"):
         D.data_home()
     monkeypatch.delenv("RULECERT_DATA")
+    monkeypatch.chdir(tmp_path)
     monkeypatch.setattr(D, "_checkout_data", lambda: tmp_path / "no_checkout")
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "no_cache"))
-    with pytest.raises(FileNotFoundError, match="set the environment variable RULECERT_DATA"):
+    _skip_if_data_above(tmp_path)
+    with pytest.raises(FileNotFoundError, match="Set the environment variable RULECERT_DATA"):
         D.data_home()
     assert D.data_home(tmp_path) == tmp_path
+
+
+# ---- where the data is looked for (RULECERT_DATA, then shared/data from the working
+# directory up, then beside the package source, then the cache) --------------------------------
+def _fake_data(folder):
+    """A ``shared/data``-like folder holding one registered dataset's folder."""
+    (folder / "liver_bupa").mkdir(parents=True)
+    return folder
+
+
+def _skip_if_data_above(path):
+    """The search walks up to /: a real shared/data above tmp_path would change the answer."""
+    for d in path.resolve().parents:
+        if D._holds_datasets(d / "shared" / "data"):
+            pytest.skip(f"{d / 'shared' / 'data'} holds datasets; the lookup would find it")
+
+
+@pytest.fixture
+def no_data_env(tmp_path, monkeypatch):
+    """RULECERT_DATA unset, no data beside the package source, an empty cache."""
+    monkeypatch.delenv("RULECERT_DATA", raising=False)
+    monkeypatch.setattr(D, "_checkout_data", lambda: tmp_path / "pkg" / "shared" / "data")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    _skip_if_data_above(tmp_path)
+    return tmp_path
+
+
+def test_lookup_finds_shared_data_beside_the_working_directory(no_data_env, monkeypatch):
+    root = no_data_env / "root"
+    data = _fake_data(root / "shared" / "data")
+    checkout = root / "main"
+    (checkout / "notebooks" / "deeper").mkdir(parents=True)
+    for cwd in (root, checkout, checkout / "notebooks", checkout / "notebooks" / "deeper"):
+        monkeypatch.chdir(cwd)
+        assert D.data_home() == data.resolve(), cwd
+
+
+def test_lookup_takes_the_nearest_shared_data_that_holds_datasets(no_data_env, monkeypatch):
+    root = no_data_env / "root"
+    outer = _fake_data(root / "shared" / "data")
+    inner = _fake_data(root / "main" / "shared" / "data")
+    (root / "main" / "sub" / "shared" / "data").mkdir(parents=True)   # empty: passed over
+    monkeypatch.chdir(root / "main" / "sub")
+    assert D.data_home() == inner.resolve()
+    monkeypatch.chdir(root)
+    assert D.data_home() == outer.resolve()
+
+
+def test_lookup_order_env_then_cwd_then_package_then_cache(no_data_env, monkeypatch):
+    tmp = no_data_env
+    cwd_data = _fake_data(tmp / "work" / "shared" / "data")
+    pkg_data = _fake_data(tmp / "pkg" / "shared" / "data")
+    env_data = _fake_data(tmp / "env")
+    cache = tmp / "cache" / "rulecert" / "data"
+    cache.mkdir(parents=True)
+    elsewhere = tmp / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(tmp / "work")
+    monkeypatch.setenv("RULECERT_DATA", str(env_data))
+    assert D.data_home() == env_data                       # 1. the variable
+    monkeypatch.delenv("RULECERT_DATA")
+    assert D.data_home() == cwd_data.resolve()             # 2. beside the working directory
+    monkeypatch.chdir(elsewhere)
+    assert D.data_home() == pkg_data                       # 3. beside the package source
+    shutil.rmtree(pkg_data)
+    assert D.data_home() == cache                          # 4. the download cache
+    monkeypatch.chdir(tmp / "work")
+    assert D.data_home(env_data) == env_data               # the argument beats them all
+
+
+def test_lookup_error_lists_every_place_looked_at(no_data_env, monkeypatch):
+    cwd = no_data_env / "a" / "b"
+    cwd.mkdir(parents=True)
+    monkeypatch.chdir(cwd)
+    with pytest.raises(FileNotFoundError) as err:
+        D.data_home()
+    msg = str(err.value)
+    assert "Set the environment variable RULECERT_DATA" in msg
+    for d in (cwd.resolve(), *cwd.resolve().parents):
+        assert str(d / "shared" / "data") in msg, d
+    assert str(no_data_env / "pkg" / "shared" / "data") in msg
+    assert str(no_data_env / "cache" / "rulecert" / "data") in msg
+    with pytest.raises(FileNotFoundError, match="RULECERT_DATA"):
+        D.load_liver()                                 # a loader says the same
+
+
+def test_lookup_a_missing_rulecert_data_is_an_error_naming_it(no_data_env, monkeypatch):
+    data = _fake_data(no_data_env / "shared" / "data")
+    monkeypatch.chdir(no_data_env)
+    assert D.data_home() == data.resolve()
+    absent = no_data_env / "not_there"
+    monkeypatch.setenv("RULECERT_DATA", str(absent))
+    with pytest.raises(FileNotFoundError) as err:      # not passed over for the cwd's data
+        D.data_home()
+    assert f"RULECERT_DATA={str(absent)!r} is not a directory" in str(err.value)
 
 
 @needs_data

@@ -16,7 +16,8 @@ from rulecert.monitor import (Monitor, ProgressPrinter, catch_interrupt, format_
                               interrupt_requested, progress_callback, request_interrupt)
 
 
-def _wait_for(pred, timeout=2.0):
+def _wait_for(pred, timeout=60.0):
+    """Wait for an event (returns as soon as it happens; ``timeout`` only guards a hang)."""
     end = time.time() + timeout
     while not pred() and time.time() < end:
         time.sleep(0.005)

@@ -14,19 +14,28 @@ stop (Ctrl-C, the user's callback, the memory cap, a phase that overran its time
 interrupt callbacks (``kCallbackMipInterrupt``, ``kCallbackSimplexInterrupt``,
 ``kCallbackIpmInterrupt`` set ``user_interrupt``), CP-SAT through ``stop_search``.  The
 solver returns its incumbent and proven bound and we map the stop to our termination
-(``INTERRUPTED``, ``MEMORY_LIMIT``, ``TIME_LIMIT``).  HiGHS checks its interrupt callbacks
-between nodes and in standalone LP iterations, not inside its MIP presolve or the MIP's root
-LP; a solver that has not returned :data:`INTERRUPT_GRACE_SECONDS` after the request is left
-to finish in the background (it stops at its next check) and the run returns what the
-callbacks saw: the last proven bound, and no solver solution (the caller's warm start stands).
+(``INTERRUPTED``, ``MEMORY_LIMIT``, ``TIME_LIMIT``).  The waiting thread always waits for
+the solver to return after the request (it stops at its next check), so that the run returns
+the solver's own incumbent and bound and no solver thread outlives the call, however slowly a
+loaded machine runs it.  HiGHS checks its interrupt callbacks between nodes and in standalone
+LP iterations, not inside its MIP presolve or the MIP's root LP: a stop requested there takes
+effect when that step ends.  Only an abort (a second Ctrl-C, a failing callback) leaves at
+once; its solver thread, asked to stop, is waited for before the next run starts and at
+interpreter exit (:func:`join_abandoned`, registered with :mod:`atexit`), so that no solver
+is still running while the interpreter and the solvers' C++ globals are torn down (HiGHS then
+aborts the process: "terminate called without an active exception", exit code 134, after
+the command printed its result).
 The waiting thread also samples the run into the monitor's history (objective, bound, nodes)
 every ``history_every`` seconds and at every improving solution.  A second Ctrl-C raises
 ``KeyboardInterrupt`` in the waiting thread at once (abort); the solver is asked to stop too.
 """
 from __future__ import annotations
 
+import atexit
 import dataclasses
 import math
+import os
+import sys
 import threading
 import time
 from typing import Any, Callable
@@ -67,6 +76,10 @@ class MipResult:
     solver: str = "highs"
     solver_version: str = ""
     warm_start_objective: float | None = None
+    finished: bool = True
+    """False when the solver did not run to its return (the run was stopped before it started):
+    its Highs object holds no result then and must not be read (``getModelStatus``,
+    ``getSolution``, PuLP's ``findSolutionValues``)."""
 
 
 def new_highs(*, threads: int | None = None, seed: int = 0) -> "highspy.Highs":
@@ -151,14 +164,40 @@ def _map_status(h, model_status, has_solution: bool, limits_requested: dict) -> 
 
 POLL_SECONDS = 0.05
 """How often the waiting thread checks for a stop request and samples the run."""
-INTERRUPT_GRACE_SECONDS = 1.0
-"""How long a solver asked to stop may take before the run returns without it."""
 TIME_LIMIT_GRACE_SECONDS = 0.5
 """A phase that overruns its own time limit by this much is stopped by us (HiGHS 1.12's MIP
 presolve does not check the time limit)."""
 
 _ABANDONED: list[threading.Thread] = []
-"""Solver threads asked to stop that had not returned in time (joined before the next run)."""
+"""Solver threads of aborted runs, asked to stop (joined before the next run and at
+interpreter exit, :func:`join_abandoned`)."""
+
+
+def join_abandoned() -> None:
+    """Wait for every solver thread left running by an aborted run (each was asked to stop and
+    ends at its next check of the request or its own time limit).
+
+    Registered with :mod:`atexit`: a solver thread still inside HiGHS's C++ code when the
+    interpreter finalizes makes the process abort (exit 134) after its output was written.
+    Waits in short steps so that a Ctrl-C is handled; a Ctrl-C while waiting at exit leaves at
+    once through ``os._exit`` (after flushing stdout and stderr), which runs no C++ destructor.
+    """
+    try:
+        while _ABANDONED:
+            thread = _ABANDONED[-1]
+            thread.join(POLL_SECONDS)
+            if not thread.is_alive():
+                _ABANDONED.pop()
+    except KeyboardInterrupt:  # pragma: no cover - a Ctrl-C while leaving: quit at once
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                stream.flush()
+            except Exception:
+                pass
+        os._exit(130)
+
+
+atexit.register(join_abandoned)
 
 
 class Watch:
@@ -219,9 +258,11 @@ def run_watched(target: Callable[[], Any], stop_solver: Callable[[], None], watc
     ``stop_solver()`` asks the solver to stop (it is called from the waiting thread; HiGHS's
     interrupt callbacks read ``watch.stop`` instead and need a no-op here).  ``sample_map(obj,
     bound) -> (obj, bound)`` turns the callbacks' raw values into the history's scale (None:
-    no history samples).  Returns ``(finished, value)``: ``finished`` is False when the solver
-    was asked to stop and did not return within :data:`INTERRUPT_GRACE_SECONDS` (``value``
-    is then None and the thread is left to stop by itself).
+    no history samples).  Returns ``(finished, value)``: ``finished`` is False (``value``
+    None) only when the run was stopped before it started, while an aborted earlier run's
+    solver was still stopping.  A stop request never abandons the solver: the call returns
+    once the solver has returned (module doc); an abort (second Ctrl-C, failing callback)
+    raises at once and leaves the solver, asked to stop, to :func:`join_abandoned`.
     """
     while _ABANDONED:  # an earlier run asked to stop: let it end before a new one starts
         _ABANDONED[-1].join(POLL_SECONDS)
@@ -246,7 +287,6 @@ def run_watched(target: Callable[[], Any], stop_solver: Callable[[], None], watc
     phase_end = None if time_limit is None or not math.isfinite(time_limit) else \
         time.perf_counter() + float(time_limit)
     thread = threading.Thread(target=work, name=f"rulecert-{solver}", daemon=True)
-    asked_at = None
     thread.start()
     while True:
         try:
@@ -256,11 +296,7 @@ def run_watched(target: Callable[[], Any], stop_solver: Callable[[], None], watc
                 why = _stop_reason(monitor, phase_end)
                 if why is not None:
                     watch.stop = why
-                    asked_at = time.perf_counter()
                     stop_solver()
-            elif time.perf_counter() - asked_at > INTERRUPT_GRACE_SECONDS:
-                _ABANDONED.append(thread)
-                return False, None
             _sample(monitor, watch, sample_map)
         except KeyboardInterrupt:
             if interrupt_requested() or watch.stop is not None:
@@ -268,11 +304,11 @@ def run_watched(target: Callable[[], Any], stop_solver: Callable[[], None], watc
                 raise
             # raised by a callback (or outside catch_interrupt): a request to stop
             watch.stop = (Termination.INTERRUPTED, "interrupted (KeyboardInterrupt)")
-            asked_at = time.perf_counter()
             stop_solver()
         except BaseException:  # a failing callback: stop the solver, report the error
             _abort(thread, watch, stop_solver)
             raise
+    thread.join()   # done is set in its last statement: the thread is ending
     _sample(monitor, watch, sample_map)
     if "error" in out:
         raise out["error"]
@@ -354,12 +390,12 @@ def _run_highs(h, watch: Watch, *, monitor, sample_map, time_limit):
 def stopped_result(why: tuple[Termination, str], *, solver: str, version: str, wall: float,
                    bound: float | None = None, warm_start_objective=None,
                    nodes: int = 0) -> "MipResult":
-    """The result of a run that was stopped before it started or that did not return in
-    time: no solver solution, the last proven bound seen (or none)."""
+    """The result of a run that was stopped before it started: no solver solution, the last
+    proven bound seen (or none)."""
     term, msg = why
     b = -math.inf if bound is None or not math.isfinite(bound) else float(bound)
     return MipResult(term, SolutionStatus.NONE, None, b, None, nodes, 0, wall, msg, solver,
-                     version, warm_start_objective)
+                     version, warm_start_objective, finished=False)
 
 
 def solve(h: "highspy.Highs", *, is_mip: bool, time_limit: float | None = None,

@@ -351,19 +351,23 @@ def _solve_highs_like(model: RuleListMIP, backend, remaining, node_limit, seed, 
         res = _highs.solve(h, is_mip=True, time_limit=remaining, node_limit=node_limit,
                            mip_rel_gap=0.0, mip_abs_gap=abs_gap, warm_start=ws,
                            warm_start_objective=warm_obj, monitor=monitor, sample_map=sample_map)
-        # PuLP's own reading, recorded only (it calls a time-limit stop "Optimal")
-        try:
-            st, _ = solver.findSolutionValues(prob)
-            stats["pulp_status"] = pulp.LpStatus[st]
-        except Exception as exc:  # PuLP has no mapping for some HiGHS statuses
-            stats["pulp_status"] = f"unmapped ({type(exc).__name__}: {exc})"
+        # PuLP's own reading, recorded only (it calls a time-limit stop "Optimal"); none of a
+        # run stopped before it started (``h`` holds no result)
+        if not res.finished:
+            stats["pulp_status"] = "not read (the solver did not run)"
+        else:
+            try:
+                st, _ = solver.findSolutionValues(prob)
+                stats["pulp_status"] = pulp.LpStatus[st]
+            except Exception as exc:  # PuLP has no mapping for some HiGHS statuses
+                stats["pulp_status"] = f"unmapped ({type(exc).__name__}: {exc})"
         x = None
         if res.x is not None:
             x = np.zeros(model.n_variables)
             x[col >= 0] = res.x[col[col >= 0]]
         res = dataclasses.replace(res, x=x, solver="pulp+highs")
     import highspy
-    finished = h.getModelStatus() == highspy.HighsModelStatus.kOptimal
+    finished = res.finished and h.getModelStatus() == highspy.HighsModelStatus.kOptimal
     scale = float(model.G.N)
     return res, {"objective_scale": scale, "solver_finished": bool(finished), "bound_correction": 0.0}
 
