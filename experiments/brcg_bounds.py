@@ -6,7 +6,7 @@ clauses of at most D = C - 1 literals and the empty clause) on the whole data se
 as in brcg_table.py, with the *same* deterministic limits for both variants:
 
 * ``today``: the code of ``--today-src`` (a checkout of main; default: this checkout with the
-  new bound switched off, ``bound_search_steps=0``, ``_smoothing=0``), run in a subprocess;
+  new bound switched off, ``bound_search_steps=0``), run in a subprocess;
 * ``new``: this checkout (the Lagrangian bound at the best complexity dual, by clause length,
   as an exact knapsack over the enumerated clauses of negative reduced cost, ``bounds.py``;
   pricing's branch-and-bound with the exclusion bound, ``pricing/bnb.py``).
@@ -98,15 +98,14 @@ def limits(args, rows: int, variant: str) -> dict:
               max_clause_length=args.max_clause_length, workers=args.workers,
               time_limit=args.time_limit)
     if variant == "new":
-        kw.update(bound_search_steps=args.bound_steps, _smoothing=args.smoothing,
-                  ladder_after_cap=args.ladder_after_cap, dive=args.dive,
+        kw.update(bound_search_steps=args.bound_steps, ladder_after_cap=args.ladder_after_cap, dive=args.dive,
                   polish=args.polish, adaptive_chain=args.adaptive_chain)
         return kw
     for name in BOUND_FIELDS + ("dive", "dive_nodes", "polish_kicks", "adaptive_chain",
                                 "positive_side_cover_lps", "error_free_cover_lps"):
         del kw[name]
     if variant == "today-off":          # this checkout, in this process: the new names
-        kw.update(bound_search_steps=0, _smoothing=0.0)
+        kw.update(bound_search_steps=0)
         return kw
     from rulecert.mipmodels.colgen.options import RENAMED
     old = {new: was for was, new in RENAMED.items() if new}
@@ -320,7 +319,6 @@ def main(argv=None):
                          "fit's last duals (a column of its own; fits whose own last search ran "
                          "only when this exceeds --final-bound-nodes; default: the last "
                          "search's budget, as `rulecert brcg --effort certify`; 0: none)")
-    ap.add_argument("--smoothing", type=float, default=0.0)
     ap.add_argument("--dive", action=argparse.BooleanOptionalAction, default=True,
                     help="the column-generation dive before the restricted IP (option dive; "
                          "on with effort='certify'; today's code runs without it)")
@@ -387,8 +385,8 @@ def main(argv=None):
           f"iterations, {args.bnb_nodes} nodes per 2000 rows per branch-and-bound pricing call "
           f"({args.gap_nodes} in gap closing), {args.ip_nodes} restricted-IP nodes; new bound: "
           f"{args.bound_steps} complexity duals per iteration, {args.bound_nodes} nodes per 2000 "
-          f"rows each ({args.final_bound_nodes} in all in the last search), smoothing "
-          f"{args.smoothing}, {args.workers} worker(s); "
+          f"rows each ({args.final_bound_nodes} in all in the last search), "
+          f"{args.workers} worker(s); "
           + (f"the dive: {args.dive_nodes} pricing nodes per 2000 rows in all"
              if args.dive else "no dive")
           + ("; the adaptive pricing chain" if args.adaptive_chain else "")

@@ -1,5 +1,5 @@
 """Column generation's lower bounds: the Lagrangian bound at any complexity dual (normalised by
-clause complexity), the complexity-dual search, Wentges smoothing, the certificate's account
+clause complexity), the complexity-dual search, the certificate's account
 of the bound; all checked against brute force on tiny instances and under deterministic
 limits.  Also the empty clause's default and the C / D checks."""
 import itertools
@@ -507,25 +507,25 @@ def test_conflict_bound_on_duplicated_samples(seed):
 
 
 # ---- end to end, under deterministic limits -----------------------------------------------------
-LIMITS = [  # max_iter, _smoothing, bound_search_steps, bound_nodes, pricing_nodes, pricers,
+LIMITS = [  # max_iter, bound_search_steps, bound_nodes, pricing_nodes, pricers,
     #          final_bound_nodes (the last search's, when pricing found no clause)
-    (1, 0.0, 3, 200, 200, "bnb", 50),
-    (2, 0.5, 3, 50, 100, "bnb", 10_000_000),
-    (3, 0.8, 2, 500, None, "auto", 300),
-    (4, 0.0, 0, None, 300, "heuristic", 10),
-    (6, 0.5, 4, 100, 2000, "bnb", 5000),
+    (1, 3, 200, 200, "bnb", 50),
+    (2, 3, 50, 100, "bnb", 10_000_000),
+    (3, 2, 500, None, "auto", 300),
+    (4, 0, None, 300, "heuristic", 10),
+    (6, 4, 100, 2000, "bnb", 5000),
 ]
 
 
 @pytest.mark.parametrize("seed", range(6))
-@pytest.mark.parametrize("limits", LIMITS, ids=[f"it{l[0]}-a{l[1]}-s{l[2]}" for l in LIMITS])
+@pytest.mark.parametrize("limits", LIMITS, ids=[f"it{l[0]}-s{l[1]}" for l in LIMITS])
 def test_bound_under_limits_never_exceeds_brute_force(seed, limits):
-    it, alpha, steps, bnl, pnl, pricing, fnl = limits
+    it, steps, bnl, pnl, pricing, fnl = limits
     X, y = _instance(seed + 7, n=30, d=8)
     C, D = [(6, 3), (9, 3), (12, 4), (5, 2), (8, 7), (10, 9)][seed]
     p = _problem(X, y)
     _, opt = brute_force_ruleset(X, y, C, D)
-    rs, cert = solve(p, complexity_bound=C, max_clause_length=D, max_iter=it, _smoothing=alpha,
+    rs, cert = solve(p, complexity_bound=C, max_clause_length=D, max_iter=it,
                      bound_search_steps=steps, bound_nodes=bnl, pricing_nodes=pnl,
                      final_bound_nodes=fnl, pricers=pricing, pricing_deterministic_time=5.0,
                      close_gap=False)
@@ -540,13 +540,12 @@ def test_bound_under_limits_never_exceeds_brute_force(seed, limits):
     assert "1.." in cert.stats["bound_class"] and f"<= {C:g}" in cert.stats["bound_class"]
 
 
-@pytest.mark.parametrize("alpha", [0.0, 0.5])
-def test_bound_never_decreases_when_the_fit_runs_longer(alpha):
+def test_bound_never_decreases_when_the_fit_runs_longer():
     """Same seed and deterministic limits: a longer run repeats the shorter one and then keeps
     the best bound, so the certified bound is non-decreasing in max_iter."""
     X, y = _instance(3, n=60, d=10, noise=0.25)
     p = _problem(X, y)
-    kw = dict(complexity_bound=10, max_clause_length=4, _smoothing=alpha, pricing_nodes=400,
+    kw = dict(complexity_bound=10, max_clause_length=4, pricing_nodes=400,
               bound_nodes=300, pricers="bnb", close_gap=False, seed=3)
     bounds, hists = [], []
     for it in range(1, 9):
@@ -560,15 +559,13 @@ def test_bound_never_decreases_when_the_fit_runs_longer(alpha):
     assert bounds[-1] <= opt + 1e-9
 
 
-def test_smoothing_and_search_reach_the_optimum_when_run_to_convergence():
+def test_search_reaches_the_optimum_when_run_to_convergence():
     X, y = _instance(11, n=40, d=8)
     p = _problem(X, y)
     _, opt = brute_force_ruleset(X, y, 9, 3)
-    for alpha in (0.0, 0.5, 0.9):
-        rs, cert = solve(p, complexity_bound=9, max_clause_length=3, _smoothing=alpha,
-                         pricers="bnb")
-        assert cert.proven_optimal and math.isclose(cert.objective, opt)
-        assert math.isclose(ruleset_objective(rs, p).objective, opt)
+    rs, cert = solve(p, complexity_bound=9, max_clause_length=3, pricers="bnb")
+    assert cert.proven_optimal and math.isclose(cert.objective, opt)
+    assert math.isclose(ruleset_objective(rs, p).objective, opt)
 
 
 def test_trivial_bound_is_said_in_the_certificate(monkeypatch):
@@ -621,8 +618,8 @@ def test_the_lp_ceiling_is_at_least_the_lp_and_said_where_it_caps_the_gap(seed):
 def test_options_are_checked():
     X, y = _instance(0)
     p = _problem(X, y)
-    with pytest.raises(ValueError, match="_smoothing must be >= 0 and < 1"):
-        solve(p, _smoothing=1.0)
+    with pytest.raises(ValueError, match="unknown option '_smoothing'"):
+        solve(p, _smoothing=0.5)
     with pytest.raises(ValueError, match="bound_search_steps"):
         solve(p, bound_search_steps=-1)
     with pytest.raises(ValueError, match="^bound_nodes must be an integer >= 0"):

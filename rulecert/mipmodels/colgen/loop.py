@@ -79,8 +79,7 @@ lengths that fit in ``C``): ``bounds.py`` derives it and searches ``t`` each ite
 pricing's best clause is mild (``bound_search_steps`` branch-and-bound calls at larger ``t``,
 short clauses priced exactly, long ones only down to a small negative threshold), so that a
 fit stopped before the LP is optimal still certifies a bound ``B(mu) - t C - ...`` instead of
-``0``.  ``_smoothing`` (Wentges) prices at a convex combination of the LP's duals and those of
-the best bound so far.  The certificate's message and ``stats["bound_class"]`` name the class
+``0``.  The certificate's message and ``stats["bound_class"]`` name the class
 the bound holds over (clauses of 1..D literals, the empty clause) and say when it is trivial.  Bounds are kept over the iterations (the best
 one is reported); ``history`` has one entry per iteration (``rmlp``, ``pricing_bound``,
 ``lower_bound``; ``objective`` is the best rule set known: the empty one until the restricted
@@ -138,8 +137,7 @@ from .options import ColGenOptions, check_problem, resolve
 from .pricing import PricingRound, price
 from .plan import seconds_left
 from .restricted_ip import RestrictedIP, solve_restricted_ip
-from .state import (CONFLICT_DETAIL, BoundKind, Run, State, improving_clauses, irredundant,
-                    reduced_cost)
+from .state import CONFLICT_DETAIL, BoundKind, Run, State, improving_clauses, irredundant
 from .steps import run_steps
 
 log = logging.getLogger(__name__)
@@ -278,44 +276,18 @@ def _iterate(run: Run) -> None:
     if run.cg_end.expired():
         run.halt("time_limit", Termination.TIME_LIMIT, "time limit in column generation")
         return
-    lp = _solve_lp(run)
-    if lp is None:
+    duals = _solve_lp(run)
+    if duals is None:
         return
-    duals = _separation_point(run, lp)   # the LP's duals, or smoothed toward the best bound's
     rnd = price(run.st.X, duals.v, duals.const, duals.lit, run.st.D, run.o, rng=run.rng,
                 iteration=run.it, cg_deadline=run.cg_end,
                 improving=lambda inst, r: improving_clauses(run.st, duals, inst, r, run.o.tol),
                 times=run.times, calls=run.calls, log=run.pricing_log, monitor=run.monitor)
     run.sampled_any |= rnd.sampled
-    _update_bound(run, duals, rnd, smoothed=duals is not lp)
-    if run.check_stop():
-        return
-    if duals is not lp:
-        # smoothed pricing: the master needs the clauses that improve at the LP's duals;
-        # none (a mis-pricing) moves the next separation point closer to the LP's duals
-        rnd.clauses = [c for c in rnd.clauses if reduced_cost(run.st, lp, c) < -run.o.tol]
-        if not rnd.clauses:
-            run.mispricings += 1
-            _add_round(run, [])
-            return
-    run.mispricings = 0
-    if _converged(run, rnd):
+    _update_bound(run, duals, rnd)
+    if run.check_stop() or _converged(run, rnd):
         return
     _add_round(run, rnd.clauses)
-
-
-def _separation_point(run: Run, lp: Duals) -> Duals:
-    """Wentges smoothing: ``alpha mu_center + (1 - alpha) mu_LP`` with the LP's complexity
-    dual, the center being the duals of the best Lagrangian bound so far;
-    ``alpha`` is ``_smoothing`` to the power 1 + consecutive mis-pricings (the LP's duals
-    once below 1%)."""
-    alpha = run.o.certification._smoothing ** (1 + run.mispricings) if run.o.certification._smoothing else 0.0
-    if alpha < 0.01 or run.best_duals is None:
-        return lp
-    c = run.best_duals[1]
-    # mu only: the complexity dual of the center was chosen by the bound's own search
-    return read_duals(run.st, lp.rmlp, alpha * c.mu + (1 - alpha) * lp.mu, lp.lam,
-                      run.o.model.empty_clause)
 
 
 def _solve_lp(run: Run) -> Duals | None:
@@ -334,32 +306,16 @@ def _solve_lp(run: Run) -> Duals | None:
     return read_duals(run.st, lp_res.objective, mu, lam, run.o.model.empty_clause)
 
 
-def _update_bound(run: Run, duals: Duals, rnd: PricingRound, smoothed: bool = False) -> None:
-    """This iteration's Lagrangian bound (at the best complexity dual found, see
-    ``bounds.py``), the best bound so far and the history entry; the improving clauses the
-    dual search found join the round's."""
+def _update_bound(run: Run, duals: Duals, rnd: PricingRound) -> None:
+    """This iteration's Lagrangian bound (the prover :func:`.provers.lagrangian.dual_search`,
+    at the best complexity dual it finds) offered to :meth:`Run.offer_bound`; the improving
+    clauses its search found join the round's; the history sample (and the progress
+    callback), whose objective is the best rule set known: the empty one until the
+    restricted IP."""
     st, zlb = run.st, rnd.bound
     run.last_priced = (duals, zlb)
-    sr = dual_search(run, duals, rnd)
-    lb_it = sr.bound
-    if zlb >= -run.o.tol and not smoothed:
-        run.offer_bound(lb_it, BoundKind.LP_OPTIMAL, "pricing proved no negative reduced cost")
-    elif zlb >= -run.o.tol:
-        run.offer_bound(lb_it, BoundKind.LAGRANGIAN, "at smoothed duals (pricing proved no "
-                        "negative reduced cost there)")
-    elif sr.t != duals.lam and sr.items:
-        run.offer_bound(lb_it, BoundKind.LAGRANGIAN,
-                        f"enumerated knapsack (the {sr.items} clauses of negative reduced cost "
-                        f"at complexity dual {sr.t:.6g} > LP's {duals.lam:.6g}, each at most "
-                        "once, within C)")
-    elif sr.t != duals.lam:
-        run.offer_bound(lb_it, BoundKind.LAGRANGIAN,
-                        f"normalised by complexity (complexity dual {sr.t:.6g} > LP's "
-                        f"{duals.lam:.6g}, bnb pricing bound)")
-    else:
-        run.offer_bound(lb_it, BoundKind.LAGRANGIAN, f"{rnd.bound_kind} pricing bound")
-    if run.best_duals is None or lb_it >= run.best_duals[0]:
-        run.best_duals = (lb_it, sr.duals, sr.z)
+    sr, proof = dual_search(run, duals, rnd)
+    run.offer_bound(proof.bound, proof.kind, proof.detail)
     if sr.clauses:
         have = set(rnd.clauses)
         for cl in sr.clauses:
@@ -367,25 +323,13 @@ def _update_bound(run: Run, duals: Duals, rnd: PricingRound, smoothed: bool = Fa
             if g not in have and st.coverage(g).tobytes() not in st.keys:
                 have.add(g)
                 rnd.clauses.append(g)
-    _record(run, {"time": time.perf_counter() - run.t0, "iteration": run.it,
-                        "objective": None, "lower_bound": run.best_bound,
-                        "rmlp": run.last_rmlp, "pricing_bound": zlb,
-                        "pricing_bound_kind": rnd.bound_kind, "complexity_dual": sr.t,
-                        "iteration_bound": lb_it, "complexity_dual_steps": sr.steps,
-                        "columns": run.master.n_columns, "new_columns": len(rnd.clauses)})
+    run.monitor.sample(run.ub_empty, run.best_bound, event="iteration", iterations=run.it,
+                       rmlp=run.last_rmlp, pricing_bound=zlb, pricing_bound_kind=rnd.bound_kind,
+                       complexity_dual=sr.t, iteration_bound=proof.bound,
+                       complexity_dual_steps=sr.steps, columns=run.master.n_columns,
+                       new_columns=len(rnd.clauses))
     log.debug("cg iter %d: rmlp=%.6g zlb=%.6g bound=%.6g new=%d", run.it, run.last_rmlp, zlb,
               run.best_bound, len(rnd.clauses))
-
-
-def _record(run: Run, entry: dict) -> None:
-    """One iteration's history sample (and the progress callback): the objective is the best
-    rule set known (the empty one, ``ub_empty``, until the restricted IP), never None."""
-    entry = dict(entry)
-    entry.pop("time", None)
-    obj, lb = entry.pop("objective"), entry.pop("lower_bound")
-    entry["iterations"] = entry.pop("iteration", run.it)
-    run.monitor.sample(run.ub_empty if obj is None else obj, lb, event="iteration", **entry)
-
 
 
 def _converged(run: Run, rnd: PricingRound) -> bool:
@@ -428,6 +372,7 @@ def _add_round(run: Run, new: list) -> None:
 def _finalize(run: Run, ip: RestrictedIP, problem) -> ColgenSolution:
     """The rule set of the selection, its exact objective and the certificate."""
     o, st = run.o, run.st
+    term, unproven_msg = _termination(run, ip)
     clauses = [st.clauses[k] for k in np.flatnonzero(ip.selected)]
     clauses.sort(key=lambda c: (len(c), c))
     rs = RuleSet.from_feature_sets(clauses, o.model.form, problem.antecedent_names)
@@ -441,7 +386,6 @@ def _finalize(run: Run, ip: RestrictedIP, problem) -> ColgenSolution:
         run.positive_side_deferred[1]["skipped"] = ("nothing left to prove after the descent, "
                                                     "or no time")
         run.positive_side_deferred = None
-    term, unproven_msg = _termination(run, ip)
     cert = certify(
         objective, run.best_bound, term, solver="colgen(highs+cp-sat)",
         solver_version=f"highs {hx.highs_version()}, ortools {cx.cpsat_version()}",

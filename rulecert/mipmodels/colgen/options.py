@@ -269,8 +269,6 @@ class CertificationSteps(_Group):
     """Cover LPs of the positive-side pricing proof of a solve whose gap is open (0: off)."""
     error_free_cover_lps: int | None = 0
     """Cover LPs of the error-free cover LP bound's proofs (0: off)."""
-    _smoothing: float = 0.0
-    """Wentges dual smoothing ``alpha`` in [0, 1) (0: price at the LP's duals)."""
     _bound_short_length: int = 3
     """In the per-iteration bound search, clauses of at most this many literals are priced
     exactly, longer ones only down to a small negative threshold."""
@@ -289,7 +287,6 @@ class CertificationSteps(_Group):
                                                   "positive_side_cover_lps"),
                 "error_free_cover_lps": _count(self.error_free_cover_lps,
                                                "error_free_cover_lps"),
-                "_smoothing": _number(self._smoothing, "_smoothing", high=1.0),
                 "_bound_short_length": _count(self._bound_short_length, "_bound_short_length",
                                               1, False)}
 

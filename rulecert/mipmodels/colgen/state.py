@@ -205,7 +205,6 @@ class Run:
     stop_term: Termination | None = None
     stop_msg: str = ""
     sampled_any: bool = False
-    mispricings: int = 0
     share: float = 0.1                       # complexity-dual search: share to start from
     searched: tuple | None = None            # (share, node budget) of a final search at
                                              # the last duals that ran on counted limits

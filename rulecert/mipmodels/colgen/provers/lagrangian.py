@@ -116,9 +116,14 @@ def final_bound_search(st: State, o: ColGenOptions, duals: Duals, zlb: float, fo
                                    first_limit, steps, o.tol, **kw)
 
 
-def dual_search(run: Run, duals: Duals, rnd: PricingRound) -> DualSearch:
-    """The complexity dual search of ``bounds.py`` (:func:`bound_pricer`), under
-    the planner's ``"bound search"`` share of a time limit."""
+def dual_search(run: Run, duals: Duals, rnd: PricingRound) -> tuple[DualSearch, Proof]:
+    """The prover of each iteration: the complexity dual search of ``bounds.py``
+    (:func:`bound_pricer`) at the iteration's duals, under the planner's ``"bound search"``
+    share of a time limit.  Reads the round's pricing bound and clauses and the run's
+    search schedule (which it advances); returns the search and its :class:`Proof`, named by
+    what proved it (the LP optimal where pricing proved no negative reduced cost, else the
+    Lagrangian bound at the complexity dual the search chose); the duals of the best bound so
+    far are kept in ``run.best_duals``."""
     o, st = run.o, run.st
 
     def deadline():
@@ -165,7 +170,25 @@ def dual_search(run: Run, duals: Duals, rnd: PricingRound) -> DualSearch:
         # did not raise the best bound, wait twice as long before the next one
         run.search_gap = 1 if sr.bound > run.best_bound else 2 * run.search_gap
         run.search_next = run.it + run.search_gap
-    return sr
+    if run.best_duals is None or sr.bound >= run.best_duals[0]:
+        run.best_duals = (sr.bound, sr.duals, sr.z)
+    return sr, _iteration_proof(sr, duals, rnd, o.tol)
+
+
+def _iteration_proof(sr: DualSearch, duals: Duals, rnd: PricingRound, tol: float) -> Proof:
+    """The bound of :func:`dual_search`, named by what proved it."""
+    if rnd.bound >= -tol:
+        return Proof(sr.bound, BoundKind.LP_OPTIMAL, "pricing proved no negative reduced cost")
+    if sr.t != duals.lam and sr.items:
+        return Proof(sr.bound, BoundKind.LAGRANGIAN,
+                     f"enumerated knapsack (the {sr.items} clauses of negative reduced cost at "
+                     f"complexity dual {sr.t:.6g} > LP's {duals.lam:.6g}, each at most once, "
+                     "within C)")
+    if sr.t != duals.lam:
+        return Proof(sr.bound, BoundKind.LAGRANGIAN,
+                     f"normalised by complexity (complexity dual {sr.t:.6g} > LP's "
+                     f"{duals.lam:.6g}, bnb pricing bound)")
+    return Proof(sr.bound, BoundKind.LAGRANGIAN, f"{rnd.bound_kind} pricing bound")
 
 
 def _accounting(run: Run, used: list | None = None):
