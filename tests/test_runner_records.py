@@ -2,7 +2,8 @@
 computed again by the next run; leftovers of killed writes are removed; two runs of one study
 at once share its cells (each computed once) and both finish; local workers end with their
 driver.  The studies use a learner that fits nothing (a counted constant), so each takes a
-second or two."""
+second or two; the tests that start interpreters of their own are marked slow (run them with
+``-m slow``)."""
 import io
 import json
 import os
@@ -242,6 +243,7 @@ def test_concurrent_study_writes_never_collide(tmp_path):
 
 
 # ---- two runs at once -------------------------------------------------------------------------
+@pytest.mark.slow      # two fresh interpreters: about 3 CPU seconds, more wall time on a busy machine
 def test_two_runs_of_one_study_at_once_compute_each_cell_once(shared_data, tmp_path):
     f = counted(tmp_path, barrier=1)
     procs = [subprocess.Popen([sys.executable, "-m", "rulecert", "run", str(f)], env=env(),
@@ -287,6 +289,7 @@ else:
 '''
 
 
+@pytest.mark.slow      # a driver and two loky workers started from scratch
 @pytest.mark.parametrize("where", ["main", "thread"])
 def test_local_workers_end_when_their_driver_is_killed(shared_data, tmp_path, where):
     """From the main thread the kernel ends the workers; from another, their watch thread."""

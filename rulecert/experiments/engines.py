@@ -252,14 +252,14 @@ def run(study: Study, *, jobs: int | None = None, dask: bool = False,
                     summary["by_other"] += 1
                     continue
                 holder = store.holder(key)
-                if holder is None or not store.live(holder, store.cells / f"{key}.claim"):
+                if holder is None or not store.live(holder, store.claim_path(key)):
                     del others[key]
                     free.append(cell)
                 elif holder and holder.get("host") != HOST:
                     del others[key]
                     log(f"{name(cell)} is claimed by a run on host {holder.get('host')} (pid "
                         f"{holder.get('pid')}); not waited for: rerun once it is done, or "
-                        f"remove {store.cells / (key + '.claim')} if that run is gone")
+                        f"remove {store.claim_path(key)} if that run is gone")
             if free:
                 return free
             if others:

@@ -89,7 +89,7 @@ class Store:
     def _path(self, key: str) -> Path:
         return self.cells / f"{key}.parquet"
 
-    def _claim_path(self, key: str) -> Path:
+    def claim_path(self, key: str) -> Path:
         return self.cells / f"{key}.claim"
 
     # ---- records ------------------------------------------------------------------------
@@ -196,7 +196,7 @@ class Store:
         """Claim the cell for this process.  Returns None when this process holds the claim,
         else the claim of the live run that holds it (a dict: pid, host, time, run)."""
         self.cells.mkdir(parents=True, exist_ok=True)
-        path = self._claim_path(key)
+        path = self.claim_path(key)
         mine = json.dumps({"pid": os.getpid(), "host": HOST, "start": _start_ticks(os.getpid()),
                            "time": time.time(), "run": run_id}).encode()
         holder = {}
@@ -235,7 +235,7 @@ class Store:
 
     def release(self, key: str) -> None:
         """Remove this process's claim of the cell (another's is left alone)."""
-        path = self._claim_path(key)
+        path = self.claim_path(key)
         holder, _ = self._holder(path)
         if holder and holder.get("pid") == os.getpid() and holder.get("host") == HOST:
             try:
@@ -245,7 +245,7 @@ class Store:
 
     def holder(self, key: str):
         """The claim of the cell (a dict; ``{}`` while it is being written), or None."""
-        return self._holder(self._claim_path(key))[0]
+        return self._holder(self.claim_path(key))[0]
 
     # ---- the rest ---------------------------------------------------------------------------
     def clean(self) -> list[str]:
