@@ -5,8 +5,12 @@ from __future__ import annotations
 def add_parser(sub) -> None:
     p = sub.add_parser("report", help="print a study's tables and write its plots",
                        description="Read the records of STUDY's cells (a .toml file, or a .py "
-                                   "file defining build_study() and optionally report(df, study))")
-    p.add_argument("study", metavar="STUDY", help="study file (.toml or .py)")
+                                   "file defining build_study() and optionally report(df, "
+                                   "study)); a damaged record is named and skipped. A .py "
+                                   "study is Python code: it is executed, so report only study "
+                                   "files you trust.")
+    p.add_argument("study", metavar="STUDY",
+                   help="study file (.toml: data; .py: code, executed when loaded)")
     p.add_argument("--results", metavar="DIR", default=None, help="results folder")
     p.add_argument("--plots", metavar="DIR", default=None,
                    help="folder for the plots (default RESULTS/plots)")

@@ -8,8 +8,12 @@ def add_parser(sub) -> None:
     from ..experiments.engines import add_arguments
     p = sub.add_parser("run", help="run a study (grid of fits) and store one record per cell",
                        description="Run the unfinished cells of STUDY (a .toml file, or a .py "
-                                   "file defining build_study()); finished cells are skipped.")
-    p.add_argument("study", metavar="STUDY", help="study file (.toml or .py)")
+                                   "file defining build_study()); finished cells are skipped, "
+                                   "and so are cells another run of the study is computing "
+                                   "(waited for at the end). A .py study is Python code: it is "
+                                   "executed, so run only study files you trust.")
+    p.add_argument("study", metavar="STUDY",
+                   help="study file (.toml: data; .py: code, executed when loaded)")
     add_arguments(p)
     p.add_argument("--report", action="store_true", help="print the report after the run")
     p.set_defaults(func=run)

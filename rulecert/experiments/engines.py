@@ -6,21 +6,30 @@ The engine decides only where a cell runs: a cell's result depends on its specif
 this process (the driver) as results arrive, so a Dask cluster needs no shared results
 folder, and an interrupted run loses at most the cells in flight.  Workers run one cell at a
 time (loky: ``n_jobs`` processes; Dask: ``threads_per_worker=1`` for the local cluster) and
-are started with ``OMP_NUM_THREADS`` and friends set to the study's ``threads``.
+are started with ``OMP_NUM_THREADS`` and friends set to the study's ``threads``; local worker
+processes end with the driver (killed when it dies, even inside a cell).
+
+Runs of one study may go at once (on one host, or on hosts sharing the results folder): each
+claims a cell before computing it (:meth:`.Store.claim`), skips the cells another live run
+claimed and, after its own, waits for them (or computes those whose run ended without a
+record).  A file in ``cells/`` that is no record (damaged, or another cell's record) is named
+and its cell computed again.
 """
 from __future__ import annotations
 
 import contextlib
 import os
+import signal
 import socket
 import sys
+import threading
 import time
 import uuid
 from datetime import datetime, timezone
 
 from ..monitor import interrupt_requested
 from .learners import THREAD_ENV, run_cell
-from .store import Store
+from .store import HOST, Store
 from .study import Study, expand
 
 
@@ -44,10 +53,48 @@ def _serial(cells, **_):
         yield run_cell(cell)
 
 
+_WATCHED: list = []
+
+
+def _end_with(parent: int, pdeathsig: bool) -> None:
+    """Make this worker process end when its driver ``parent`` does, even inside a long cell.
+
+    A thread exits the worker within a second of the driver's death; on Linux, with
+    ``pdeathsig``, the kernel kills it at once (``PR_SET_PDEATHSIG``), even while a solver holds
+    the GIL.  That signal follows the driver *thread* that started the worker, so the driver
+    asks for it only from its main thread (a run on another thread keeps the reusable workers
+    alive after that thread ends)."""
+    if _WATCHED:
+        return
+    _WATCHED.append(parent)
+    if pdeathsig and sys.platform.startswith("linux"):
+        try:
+            import ctypes
+            ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)   # PR_SET_PDEATHSIG
+        except (OSError, AttributeError):
+            pass
+
+    def watch():
+        while os.getppid() == parent:
+            time.sleep(1.0)
+        os._exit(1)
+
+    if os.getppid() != parent:     # the driver died before the signal was set
+        os._exit(1)
+    threading.Thread(target=watch, name="rulecert-driver-watch", daemon=True).start()
+
+
+def _in_worker(fn, parent, pdeathsig, cell):
+    """``fn(cell)`` in a local worker process that ends with its driver."""
+    _end_with(parent, pdeathsig)
+    return fn(cell)
+
+
 def _loky(cells, jobs, **_):
     from joblib import Parallel, delayed
+    parent, main = os.getpid(), threading.current_thread() is threading.main_thread()
     yield from Parallel(n_jobs=jobs, backend="loky", return_as="generator_unordered")(
-        delayed(run_cell)(c) for c in cells)
+        delayed(_in_worker)(run_cell, parent, main, c) for c in cells)
 
 
 def _import_distributed():
@@ -81,6 +128,7 @@ def local_cluster(n_workers: int, **kwargs):
 
 def _dask(cells, client, **_):
     from distributed import as_completed
+    cells = list(cells)
     futures = client.map(run_cell, cells, key=[f"rulecert-cell-{c.key}" for c in cells],
                          pure=False)
     by_future = dict(zip(futures, cells))
@@ -108,7 +156,9 @@ def run(study: Study, *, jobs: int | None = None, dask: bool = False,
     ``jobs``: local worker processes (joblib/loky; with ``dask=True`` a Dask ``LocalCluster``);
     ``scheduler``: address of a Dask scheduler; ``client``: a ``dask.distributed.Client`` to
     use as is.  None of them: serial, in this process.  Finished cells (and, unless
-    ``retry_errors``, cells recorded as errors) are skipped.  ``only``: run just the cells
+    ``retry_errors``, cells recorded as errors) are skipped, and so are the cells another live
+    run is computing (this run waits for them at the end; ``by_other`` in the summary counts
+    the cells other runs stored meanwhile).  ``only``: run just the cells
     whose dataset / repeat / fold equal the given values (a slice of the study).
     ``report_only``: run nothing, only count what is stored (a script then prints its tables
     from the finished cells while another process is still running the rest).
@@ -128,10 +178,16 @@ def run(study: Study, *, jobs: int | None = None, dask: bool = False,
     except ImportError:
         raise ValueError("the runner stores its results as Parquet: pip install 'rulecert[runner]'") from None
     store = Store(results or study.results_dir())
-    done = store.finished()
-    pending = [c for c in cells if c.key not in done
-               or (retry_errors and done[c.key] == "error")]
     log = log or (lambda msg: print(msg, file=sys.stderr, flush=True))
+    bad: dict = {}
+    done = store.finished(bad)                 # key -> (status, run_id) of every good record
+    keys = {c.key for c in cells}
+    for name, why in sorted(bad.items()):
+        if name.removesuffix(".parquet") in keys:
+            log(f"{study.name}: cells/{name} {why}: "
+                f"{'not counted' if report_only else 'the cell is computed again'}")
+    pending = [c for c in cells if c.key not in done
+               or (retry_errors and done[c.key][0] == "error")]
     if report_only:
         log(f"{study.name}: {len(cells)} cells, {len(cells) - len(pending)} finished, "
             f"{len(pending)} not run (--report-only)")
@@ -151,48 +207,111 @@ def run(study: Study, *, jobs: int | None = None, dask: bool = False,
         engine, workers = "serial", 1
     summary = {"run_id": uuid.uuid4().hex[:12], "study": study.name, "engine": engine,
                "workers": workers, "cells": len(cells), "skipped": len(cells) - len(pending),
-               "ran": 0, "errors": 0, "host": socket.gethostname(),
+               "ran": 0, "errors": 0, "by_other": 0, "host": socket.gethostname(),
                "started": datetime.now(timezone.utc).isoformat(), "interrupted": False}
+    for name in store.clean():
+        log(f"{study.name}: removed {name}, left by a killed write")
     store.write_study(study.to_dict())
     log(f"{study.name}: {len(cells)} cells, {summary['skipped']} already finished, "
         f"{len(pending)} to run ({engine}, {workers} worker{'s' * (workers != 1)})")
+    held: set = set()        # cells this run claimed and has not stored yet
+    others: dict = {}        # cells claimed by another run: waited for at the end
+
+    def name(cell):
+        return f"{cell.dataset} r{cell.repeat} f{cell.fold} {cell.key[:10]}"
+
+    def claimed(batch):
+        """The cells of ``batch`` this run claims and that no other run stored meanwhile."""
+        for cell in batch:
+            holder = store.claim(cell.key, summary["run_id"])
+            if holder is not None:
+                if cell.key not in others:
+                    log(f"{name(cell)} is being computed by another run (pid "
+                        f"{holder.get('pid')} on {holder.get('host')}): waiting for it")
+                others[cell.key] = cell
+                continue
+            held.add(cell.key)
+            now = store.record(cell.key)
+            if now is not None and now != done.get(cell.key):   # stored by another run
+                store.release(cell.key)
+                held.discard(cell.key)
+                summary["by_other"] += 1
+                continue
+            yield cell
+
+    def wait_for_others():
+        """Wait until each cell claimed by another run is stored (counted) or its claim
+        lapses without a record (returned: this run computes it).  A cell claimed on another
+        host is not waited for: its run cannot be seen from here."""
+        while others:
+            free = []
+            for key, cell in list(others.items()):
+                now = store.record(key)
+                if now is not None and now != done.get(key):
+                    del others[key]
+                    summary["by_other"] += 1
+                    continue
+                holder = store.holder(key)
+                if holder is None or not store.live(holder, store.claim_path(key)):
+                    del others[key]
+                    free.append(cell)
+                elif holder and holder.get("host") != HOST:
+                    del others[key]
+                    log(f"{name(cell)} is claimed by a run on host {holder.get('host')} (pid "
+                        f"{holder.get('pid')}); not waited for: rerun once it is done, or "
+                        f"remove {store.claim_path(key)} if that run is gone")
+            if free:
+                return free
+            if others:
+                if interrupt_requested():
+                    raise KeyboardInterrupt
+                time.sleep(0.2)
+        return []
+
     t0 = time.perf_counter()
     cluster = None
     try:
         with thread_env(study.threads):
-            if engine == "dask" and client is None:
+            if engine == "dask" and client is None and pending:
                 cluster = local_cluster(workers)
                 own = client = _import_distributed().Client(cluster)
-            it = {"serial": _serial, "loky": _loky, "dask": _dask}[engine](
-                pending, jobs=workers, client=client) if pending else iter(())
-            for rec in it:
-                if rec.get("termination") == "interrupted":
-                    # a solver stopped by Ctrl-C returns its incumbent: not the cell's result,
-                    # so it is not stored and the run stops (a rerun computes the cell)
-                    raise KeyboardInterrupt
-                rec.update(study=study.name, engine=engine, run_id=summary["run_id"])
-                store.write(rec)
-                summary["ran"] += 1
-                summary["errors"] += rec["status"] == "error"
-                what = (f"acc {rec['acc']:.3f}" if rec.get("acc") is not None
-                        else rec.get("error") or "")
-                log(f"[{summary['ran']}/{len(pending)}] {rec['dataset']} r{rec['repeat']} "
-                    f"f{rec['fold']} {rec['key'][:10]} {rec['status']} {what}")
-                if interrupt_requested():
-                    # Ctrl-C (under rulecert.monitor.catch_interrupt) between or inside cells
-                    # that do not watch it: stop after storing the cell that finished
-                    raise KeyboardInterrupt
+            batch = pending
+            while batch:
+                for rec in {"serial": _serial, "loky": _loky, "dask": _dask}[engine](
+                        claimed(batch), jobs=workers, client=client):
+                    if rec.get("termination") == "interrupted":
+                        # a solver stopped by Ctrl-C returns its incumbent: not the cell's
+                        # result, so it is not stored and the run stops (a rerun computes it)
+                        raise KeyboardInterrupt
+                    rec.update(study=study.name, engine=engine, run_id=summary["run_id"])
+                    store.write(rec)
+                    store.release(rec["key"])
+                    held.discard(rec["key"])
+                    summary["ran"] += 1
+                    summary["errors"] += rec["status"] == "error"
+                    what = (f"acc {rec['acc']:.3f}" if rec.get("acc") is not None
+                            else rec.get("error") or "")
+                    log(f"[{summary['ran']}/{len(pending)}] {rec['dataset']} r{rec['repeat']} "
+                        f"f{rec['fold']} {rec['key'][:10]} {rec['status']} {what}")
+                    if interrupt_requested():
+                        # Ctrl-C (under rulecert.monitor.catch_interrupt) between or inside
+                        # cells that do not watch it: stop after storing the cell that finished
+                        raise KeyboardInterrupt
+                batch = wait_for_others()
     except BaseException:
         summary["interrupted"] = True
         raise
     finally:
+        for key in list(held):
+            store.release(key)
         summary["wall_time"] = time.perf_counter() - t0
         store.log_run(summary)
         if own is not None:
             own.close()
         if cluster is not None:
             cluster.close()
-    log(f"{study.name}: ran {summary['ran']} cells ({summary['errors']} errors) in "
+    by_other = f", {summary['by_other']} by another run" if summary["by_other"] else ""
+    log(f"{study.name}: ran {summary['ran']} cells ({summary['errors']} errors){by_other} in "
         f"{summary['wall_time']:.1f}s; results in {store.folder}")
     return summary
 

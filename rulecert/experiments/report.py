@@ -42,10 +42,23 @@ def comparable(df: pd.DataFrame) -> pd.DataFrame:
     return out[sorted(out.columns)]
 
 
-def load(study: Study, results=None) -> pd.DataFrame:
-    """The records of the study's current cells, in the order of :func:`expand`."""
-    order = {c.key: i for i, c in enumerate(expand(study))}
-    df = Store(results or study.results_dir()).read(keys=order)
+def load(study: Study, results=None, skipped: list | None = None) -> pd.DataFrame:
+    """The records of the study's current cells, in the order of :func:`expand`.  A cell
+    whose file is no record (damaged, or another cell's record) is left out with one line
+    saying so: appended to ``skipped`` when given, else printed to stderr."""
+    cells = expand(study)
+    order = {c.key: i for i, c in enumerate(cells)}
+    bad: dict = {}
+    df = Store(results or study.results_dir()).read(keys=order, bad=bad)
+    by_key = {c.key: c for c in cells}
+    for fname, why in sorted(bad.items(), key=lambda kv: order[kv[0].removesuffix(".parquet")]):
+        c = by_key[fname.removesuffix(".parquet")]
+        line = (f"skipped: {c.dataset} r{c.repeat} f{c.fold} {c.key[:10]}: cells/{fname} {why} "
+                f"(`rulecert run` computes it again)")
+        if skipped is None:
+            print(f"{study.name}: {line}", file=sys.stderr)
+        else:
+            skipped.append(line)
     if len(df):
         df = df.iloc[np.argsort([order[k] for k in df["key"]], kind="stable")].reset_index(drop=True)
     return df
@@ -187,10 +200,13 @@ def report(study: Study, results=None, *, file=None, plot_dir=None) -> pd.DataFr
     (default ``<results>/plots``; ``False``: none).  Returns the records."""
     file = file or sys.stdout
     store = Store(results or study.results_dir())
-    df = load(study, store.folder)
+    skipped: list = []
+    df = load(study, store.folder, skipped)
     n = len(expand(study))
     print(f"# {study.name}: learner {study.learner}, {len(df)} of {n} cells finished"
           f"{'' if len(df) == n else ' (rerun `rulecert run` to finish)'}", file=file)
+    for line in skipped:
+        print(line, file=file)
     if len(df):
         print(markdown(summary(df, study)), file=file)
         err = df[df["status"] != "ok"]

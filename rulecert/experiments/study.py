@@ -137,7 +137,11 @@ def from_dict(d: dict, *, base: Path | None = None) -> Study:
 
 def load_study(path: str | os.PathLike):
     """``(Study, module or None)`` from a TOML file or a Python file that defines
-    ``build_study()`` (or ``STUDY``) and optionally ``report(df, study)``."""
+    ``build_study()`` (or ``STUDY``) and optionally ``report(df, study)``.
+
+    A ``.py`` study is code: loading it runs the whole file, with the rights of the user
+    (``rulecert run`` and ``rulecert report`` both load it), so run only study files you
+    trust.  A TOML study is data and runs nothing."""
     p = Path(path)
     if not p.is_file():
         raise ValueError(f"study file {str(p)!r} not found")
