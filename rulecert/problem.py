@@ -17,6 +17,41 @@ from .checks import as_binary_labels, check_binary_matrix
 from .models.antecedent import Antecedent
 
 
+def unique_rows(D: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The distinct rows of the boolean matrix ``D`` (n x M) in lexicographic order (False
+    before True, column 0 first), as ``np.unique(D, axis=0, return_inverse=True,
+    return_counts=True)`` gives them: ``(rows, inverse, counts)`` with ``rows[inverse] == D``.
+
+    Each row is packed into 64-bit words, most significant bit first, so the order of the
+    words is the order of the rows, and the words are sorted (one integer sort for up to 64
+    columns, a lexicographic sort of the words beyond).  A matrix with no columns has one
+    (empty) distinct row when it has rows.
+    """
+    D = np.asarray(D, dtype=bool)
+    n, M = D.shape
+    if n == 0:
+        return np.zeros((0, M), dtype=bool), np.zeros(0, dtype=np.int64), np.zeros(0, np.int64)
+    if M == 0:
+        return np.zeros((1, 0), dtype=bool), np.zeros(n, dtype=np.int64), np.array([n])
+    K = -(-M // 64)
+    packed = np.zeros((n, 8 * K), dtype=np.uint8)
+    packed[:, :-(-M // 8)] = np.packbits(D, axis=1)          # column 0 is the top bit
+    words = packed.view(">u8").astype(np.uint64)             # n x K, ordered as the rows
+    if K == 1:
+        order = np.argsort(words[:, 0], kind="stable")
+    else:
+        order = np.lexsort(words.T[::-1])                    # word 0 is the primary key
+    ordered = words[order]
+    new = np.ones(n, dtype=bool)
+    new[1:] = (ordered[1:] != ordered[:-1]).any(axis=1)
+    group = np.cumsum(new) - 1
+    inverse = np.empty(n, dtype=np.int64)
+    inverse[order] = group
+    first = np.flatnonzero(new)
+    counts = np.diff(np.append(first, n))
+    return D[order[first]], inverse, counts
+
+
 class RuleProblem:
     """Packed antecedent capture matrix + labels (+ weights) + antecedent definitions.
 
@@ -186,13 +221,7 @@ class RuleProblem:
         (G x M) of the distinct patterns, ``inverse[i]`` the group of sample i, and ``pos`` /
         ``neg`` the (weighted) positive and negative mass of each group.
         """
-        D = self.dense()
-        if D.shape[1] == 0:
-            patterns = np.zeros((1, 0), dtype=bool)
-            inverse = np.zeros(self.n_samples, dtype=np.int64)
-        else:
-            patterns, inverse = np.unique(D, axis=0, return_inverse=True)
-            inverse = inverse.reshape(-1)
+        patterns, inverse, _ = unique_rows(self.dense())
         w = self.sample_weight if self.weighted else np.ones(self.n_samples)
         G = patterns.shape[0]
         pos = np.bincount(inverse, weights=w * (self.y == 1), minlength=G)
