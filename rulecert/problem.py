@@ -22,34 +22,43 @@ def unique_rows(D: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     before True, column 0 first), as ``np.unique(D, axis=0, return_inverse=True,
     return_counts=True)`` gives them: ``(rows, inverse, counts)`` with ``rows[inverse] == D``.
 
-    Each row is packed into 64-bit words, most significant bit first, so the order of the
-    words is the order of the rows, and the words are sorted (one integer sort for up to 64
-    columns, a lexicographic sort of the words beyond).  A matrix with no columns has one
-    (empty) distinct row when it has rows.
+    A matrix with no columns has one (empty) distinct row when it has rows.
     """
     D = np.asarray(D, dtype=bool)
+    return unique_packed_rows(_packed_rows(np.ascontiguousarray(D)), D.shape[1])
+
+
+def _packed_rows(D: np.ndarray) -> np.ndarray:
+    """Each row of the boolean ``D`` (n x M) as ``8 ceil(M / 64)`` bytes, column 0 the top
+    bit of the first byte, zeros after column M: byte order is row order."""
     n, M = D.shape
+    out = np.zeros((n, 8 * -(-M // 64)), dtype=np.uint8)
+    out[:, :-(-M // 8)] = np.packbits(D, axis=1)
+    return out
+
+
+def unique_packed_rows(packed: np.ndarray, M: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`unique_rows` of rows packed by :func:`_packed_rows` (``M`` columns): one sort of
+    the rows as raw bytes (a sort of integers for up to 64 columns), whose order is the
+    lexicographic order of the boolean rows."""
+    n = packed.shape[0]
     if n == 0:
         return np.zeros((0, M), dtype=bool), np.zeros(0, dtype=np.int64), np.zeros(0, np.int64)
     if M == 0:
         return np.zeros((1, 0), dtype=bool), np.zeros(n, dtype=np.int64), np.array([n])
-    K = -(-M // 64)
-    packed = np.zeros((n, 8 * K), dtype=np.uint8)
-    packed[:, :-(-M // 8)] = np.packbits(D, axis=1)          # column 0 is the top bit
-    words = packed.view(">u8").astype(np.uint64)             # n x K, ordered as the rows
-    if K == 1:
-        order = np.argsort(words[:, 0], kind="stable")
-    else:
-        order = np.lexsort(words.T[::-1])                    # word 0 is the primary key
-    ordered = words[order]
+    width = packed.shape[1]
+    keys = (packed.view(">u8")[:, 0].astype(np.uint64) if width == 8
+            else packed.view(f"V{width}")[:, 0])             # compared bytewise, unsigned
+    order = np.argsort(keys, kind="stable")
+    ordered = packed[order]
     new = np.ones(n, dtype=bool)
     new[1:] = (ordered[1:] != ordered[:-1]).any(axis=1)
-    group = np.cumsum(new) - 1
     inverse = np.empty(n, dtype=np.int64)
-    inverse[order] = group
+    inverse[order] = np.cumsum(new) - 1
     first = np.flatnonzero(new)
     counts = np.diff(np.append(first, n))
-    return D[order[first]], inverse, counts
+    rows = np.unpackbits(ordered[first], axis=1, count=M).astype(bool)
+    return rows, inverse, counts
 
 
 class RuleProblem:
@@ -218,10 +227,18 @@ class RuleProblem:
         """Samples with identical capture patterns.
 
         Returns ``(patterns, inverse, pos, neg)``: ``patterns`` is a boolean matrix
-        (G x M) of the distinct patterns, ``inverse[i]`` the group of sample i, and ``pos`` /
-        ``neg`` the (weighted) positive and negative mass of each group.
+        (G x M) of the distinct patterns in lexicographic order (as ``np.unique(dense,
+        axis=0)`` orders them), ``inverse[i]`` the group of sample i, and ``pos`` / ``neg`` the
+        (weighted) positive and negative mass of each group.  One sort of the packed rows
+        (:func:`unique_packed_rows`).
         """
-        patterns, inverse, _ = unique_rows(self.dense())
+        n, M, chunk = self.n_samples, self.n_antecedents, 1 << 14    # samples, a multiple of 64
+        packed = np.zeros((n, 8 * -(-M // 64)), dtype=np.uint8)
+        for s in range(0, n if M else 0, chunk):   # the captures transposed a chunk at a time
+            block = bits.unpack(self.captures[:, s // 64:(s + chunk) // 64], min(chunk, n - s))
+            packed[s:s + block.shape[1], :-(-M // 8)] = np.packbits(
+                np.ascontiguousarray(block.T), axis=1)
+        patterns, inverse, _ = unique_packed_rows(packed, M)
         w = self.sample_weight if self.weighted else np.ones(self.n_samples)
         G = patterns.shape[0]
         pos = np.bincount(inverse, weights=w * (self.y == 1), minlength=G)
