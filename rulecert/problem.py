@@ -37,6 +37,34 @@ def _packed_rows(D: np.ndarray) -> np.ndarray:
     return out
 
 
+_T8 = ((np.uint64(0x00AA00AA00AA00AA), np.uint64(7)),
+       (np.uint64(0x0000CCCC0000CCCC), np.uint64(14)),
+       (np.uint64(0x00000000F0F0F0F0), np.uint64(28)))
+
+
+def _transposed(captures: np.ndarray, n: int) -> np.ndarray:
+    """The packed captures (M x words, one row per antecedent) as :func:`_packed_rows` of
+    the dense matrix (one row per sample), without unpacking: every 8 antecedents x 8
+    samples block of bits is one uint64 transposed in place (Hacker's Delight, 7-8)."""
+    M, W = captures.shape
+    out = np.zeros((n, 8 * -(-M // 64)), dtype=np.uint8)
+    if M == 0 or n == 0:
+        return out
+    G = -(-M // 8)
+    by = np.zeros((8 * G, 8 * W), dtype=np.uint8)           # bit c of byte j: sample 8j + c
+    by[:M] = captures.astype("<u8").view(np.uint8)
+    # one uint64 per block, byte r = antecedent 7 - r of the block (so antecedent 0 ends up
+    # in the top bit), bit 8r + c = sample c
+    x = np.ascontiguousarray(by.reshape(G, 8, 8 * W)[:, ::-1].transpose(0, 2, 1))
+    x = x.view("<u8")[..., 0].astype(np.uint64)              # G x 8W
+    for mask, shift in _T8:                                   # bit 8r + c -> bit 8c + r
+        t = (x ^ (x >> shift)) & mask
+        x ^= t ^ (t << shift)
+    rows = x.astype("<u8").T.copy().view(np.uint8).reshape(8 * W, G, 8).transpose(0, 2, 1)
+    out[:, :G] = rows.reshape(64 * W, G)[:n]
+    return out
+
+
 def unique_packed_rows(packed: np.ndarray, M: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """:func:`unique_rows` of rows packed by :func:`_packed_rows` (``M`` columns): one sort of
     the rows as raw bytes (a sort of integers for up to 64 columns), whose order is the
@@ -232,13 +260,8 @@ class RuleProblem:
         (weighted) positive and negative mass of each group.  One sort of the packed rows
         (:func:`unique_packed_rows`).
         """
-        n, M, chunk = self.n_samples, self.n_antecedents, 1 << 14    # samples, a multiple of 64
-        packed = np.zeros((n, 8 * -(-M // 64)), dtype=np.uint8)
-        for s in range(0, n if M else 0, chunk):   # the captures transposed a chunk at a time
-            block = bits.unpack(self.captures[:, s // 64:(s + chunk) // 64], min(chunk, n - s))
-            packed[s:s + block.shape[1], :-(-M // 8)] = np.packbits(
-                np.ascontiguousarray(block.T), axis=1)
-        patterns, inverse, _ = unique_packed_rows(packed, M)
+        M = self.n_antecedents
+        patterns, inverse, _ = unique_packed_rows(_transposed(self.captures, self.n_samples), M)
         w = self.sample_weight if self.weighted else np.ones(self.n_samples)
         G = patterns.shape[0]
         pos = np.bincount(inverse, weights=w * (self.y == 1), minlength=G)
