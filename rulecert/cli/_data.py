@@ -246,13 +246,32 @@ def start(args) -> None:
 
 
 def deadline(args):
-    """The command's :class:`~rulecert.limits.Deadline` (``--time-limit``, checked), started
-    by the first call (:func:`start`) and kept in ``args.deadline``."""
+    """The command's :class:`~rulecert.limits.Deadline` (``--time-limit``, checked), kept in
+    ``args.deadline``: started when the ``rulecert`` process started (its imports count
+    too), or by the first call (:func:`start`) when ``main`` is called from Python."""
     if getattr(args, "deadline", None) is None:
+        import time
+
         from ..limits import Deadline, check_time_limit
-        args.deadline = Deadline(check_time_limit(getattr(args, "time_limit", None),
-                                                  "--time-limit"))
+        limit = check_time_limit(getattr(args, "time_limit", None), "--time-limit")
+        args.deadline = Deadline(limit, start=time.perf_counter() - _command_age())
     return args.deadline
+
+
+def _command_age() -> float:
+    """Seconds since this process started when it is the ``rulecert`` command (Linux /proc),
+    else 0."""
+    argv0 = sys.argv[0] if sys.argv else ""
+    if os.path.basename(argv0) != "rulecert" and \
+            not argv0.endswith(os.path.join("rulecert", "__main__.py")):
+        return 0.0
+    try:
+        with open("/proc/self/stat") as fh:            # field 22: start, in ticks after boot
+            started = int(fh.read().rpartition(")")[2].split()[19]) / os.sysconf("SC_CLK_TCK")
+        with open("/proc/uptime") as fh:
+            return max(0.0, float(fh.read().split()[0]) - started)
+    except (OSError, ValueError, IndexError, AttributeError):    # pragma: no cover - not Linux
+        return 0.0
 
 
 def time_left(args):

@@ -15,7 +15,8 @@ def add_parser(sub) -> None:
     p.add_argument("--policy", default="lower_bound",
                    choices=["lower_bound", "bfs", "dfs", "objective", "curiosity"])
     p.add_argument("--max-length", type=int, default=None, help="longest prefix searched")
-    add_limit_arguments(p, time_help="seconds for the whole search",
+    add_limit_arguments(p, time_help="seconds for the whole command (reading and mining "
+                                     "the data count)",
                         node_help="node expansions (deterministic: the same run every time)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=reports_limit_stop(run))

@@ -23,7 +23,8 @@ def add_parser(sub) -> None:
                         "unrestricted problem)")
     p.add_argument("--backend", default="highs", choices=["highs", "pulp", "cpsat"],
                    help="MIP solver (default highs)")
-    add_limit_arguments(p, time_help="seconds for each solver",
+    add_limit_arguments(p, time_help="seconds for each solver, less what reading and mining "
+                                     "the data took",
                         node_help="CORELS node expansions (deterministic)")
     p.add_argument("--mip-node-limit", type=int, default=None,
                    help="HiGHS branch-and-bound nodes of the MIP (deterministic; highs/pulp)")
