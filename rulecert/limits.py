@@ -20,6 +20,7 @@ the same words everywhere:
 :class:`Deadline` is the clock of one fit (DESIGN rule 6, "one deadline per fit"):
 ``time_limit`` bounds the whole fit and each phase asks it for what remains
 (:meth:`Deadline.remaining`), instead of re-doing ``max(1e-3, limit - elapsed)`` by hand.
+A step that cannot return a partial result raises :class:`LimitStop` when a limit stops it.
 """
 from __future__ import annotations
 
@@ -154,6 +155,19 @@ def check_positive(value, name: str) -> float | None:
     if not _is_number(value) or not math.isfinite(float(value)) or float(value) <= 0:
         raise ValueError(f"{name} must be a finite number > 0 or None, got {value!r}")
     return float(value)
+
+
+class LimitStop(Exception):
+    """A step with no partial result to return (reading or mining the data, say) was stopped
+    by a limit or Ctrl-C.  ``termination`` is the :class:`~rulecert.certificate.Termination`
+    of the stop (``TIME_LIMIT``, ``MEMORY_LIMIT``, ``INTERRUPTED``); ``str(exc)`` is one line
+    saying what stopped where.  The step raises it when its
+    :meth:`rulecert.monitor.Monitor.should_stop` answers; a command reports it as a limit
+    stop, not as an error."""
+
+    def __init__(self, termination, message: str):
+        super().__init__(message)
+        self.termination = termination
 
 
 class Deadline:

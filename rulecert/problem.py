@@ -17,6 +17,78 @@ from .checks import as_binary_labels, check_binary_matrix
 from .models.antecedent import Antecedent
 
 
+def unique_rows(D: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The distinct rows of the boolean matrix ``D`` (n x M) in lexicographic order (False
+    before True, column 0 first), as ``np.unique(D, axis=0, return_inverse=True,
+    return_counts=True)`` gives them: ``(rows, inverse, counts)`` with ``rows[inverse] == D``.
+
+    A matrix with no columns has one (empty) distinct row when it has rows.
+    """
+    D = np.asarray(D, dtype=bool)
+    return unique_packed_rows(_packed_rows(np.ascontiguousarray(D)), D.shape[1])
+
+
+def _packed_rows(D: np.ndarray) -> np.ndarray:
+    """Each row of the boolean ``D`` (n x M) as ``8 ceil(M / 64)`` bytes, column 0 the top
+    bit of the first byte, zeros after column M: byte order is row order."""
+    n, M = D.shape
+    out = np.zeros((n, 8 * -(-M // 64)), dtype=np.uint8)
+    out[:, :-(-M // 8)] = np.packbits(D, axis=1)
+    return out
+
+
+_T8 = ((np.uint64(0x00AA00AA00AA00AA), np.uint64(7)),
+       (np.uint64(0x0000CCCC0000CCCC), np.uint64(14)),
+       (np.uint64(0x00000000F0F0F0F0), np.uint64(28)))
+
+
+def _transposed(captures: np.ndarray, n: int) -> np.ndarray:
+    """The packed captures (M x words, one row per antecedent) as :func:`_packed_rows` of
+    the dense matrix (one row per sample), without unpacking: every 8 antecedents x 8
+    samples block of bits is one uint64 transposed in place (Hacker's Delight, 7-8)."""
+    M, W = captures.shape
+    out = np.zeros((n, 8 * -(-M // 64)), dtype=np.uint8)
+    if M == 0 or n == 0:
+        return out
+    G = -(-M // 8)
+    by = np.zeros((8 * G, 8 * W), dtype=np.uint8)           # bit c of byte j: sample 8j + c
+    by[:M] = captures.astype("<u8").view(np.uint8)
+    # one uint64 per block, byte r = antecedent 7 - r of the block (so antecedent 0 ends up
+    # in the top bit), bit 8r + c = sample c
+    x = np.ascontiguousarray(by.reshape(G, 8, 8 * W)[:, ::-1].transpose(0, 2, 1))
+    x = x.view("<u8")[..., 0].astype(np.uint64)              # G x 8W
+    for mask, shift in _T8:                                   # bit 8r + c -> bit 8c + r
+        t = (x ^ (x >> shift)) & mask
+        x ^= t ^ (t << shift)
+    rows = x.astype("<u8").T.copy().view(np.uint8).reshape(8 * W, G, 8).transpose(0, 2, 1)
+    out[:, :G] = rows.reshape(64 * W, G)[:n]
+    return out
+
+
+def unique_packed_rows(packed: np.ndarray, M: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`unique_rows` of rows packed by :func:`_packed_rows` (``M`` columns): one sort of
+    the rows as raw bytes (a sort of integers for up to 64 columns), whose order is the
+    lexicographic order of the boolean rows."""
+    n = packed.shape[0]
+    if n == 0:
+        return np.zeros((0, M), dtype=bool), np.zeros(0, dtype=np.int64), np.zeros(0, np.int64)
+    if M == 0:
+        return np.zeros((1, 0), dtype=bool), np.zeros(n, dtype=np.int64), np.array([n])
+    width = packed.shape[1]
+    keys = (packed.view(">u8")[:, 0].astype(np.uint64) if width == 8
+            else packed.view(f"V{width}")[:, 0])             # compared bytewise, unsigned
+    order = np.argsort(keys, kind="stable")
+    ordered = packed[order]
+    new = np.ones(n, dtype=bool)
+    new[1:] = (ordered[1:] != ordered[:-1]).any(axis=1)
+    inverse = np.empty(n, dtype=np.int64)
+    inverse[order] = np.cumsum(new) - 1
+    first = np.flatnonzero(new)
+    counts = np.diff(np.append(first, n))
+    rows = np.unpackbits(ordered[first], axis=1, count=M).astype(bool)
+    return rows, inverse, counts
+
+
 class RuleProblem:
     """Packed antecedent capture matrix + labels (+ weights) + antecedent definitions.
 
@@ -183,16 +255,13 @@ class RuleProblem:
         """Samples with identical capture patterns.
 
         Returns ``(patterns, inverse, pos, neg)``: ``patterns`` is a boolean matrix
-        (G x M) of the distinct patterns, ``inverse[i]`` the group of sample i, and ``pos`` /
-        ``neg`` the (weighted) positive and negative mass of each group.
+        (G x M) of the distinct patterns in lexicographic order (as ``np.unique(dense,
+        axis=0)`` orders them), ``inverse[i]`` the group of sample i, and ``pos`` / ``neg`` the
+        (weighted) positive and negative mass of each group.  One sort of the packed rows
+        (:func:`unique_packed_rows`).
         """
-        D = self.dense()
-        if D.shape[1] == 0:
-            patterns = np.zeros((1, 0), dtype=bool)
-            inverse = np.zeros(self.n_samples, dtype=np.int64)
-        else:
-            patterns, inverse = np.unique(D, axis=0, return_inverse=True)
-            inverse = inverse.reshape(-1)
+        M = self.n_antecedents
+        patterns, inverse, _ = unique_packed_rows(_transposed(self.captures, self.n_samples), M)
         w = self.sample_weight if self.weighted else np.ones(self.n_samples)
         G = patterns.shape[0]
         pos = np.bincount(inverse, weights=w * (self.y == 1), minlength=G)

@@ -10,6 +10,15 @@ One missing-value policy for every subcommand (``--missing``):
   :class:`~rulecert.mining.FeatureBinarizer` (``col is missing`` literals; for ``category`` a
   missing categorical value is one more category).  A missing target value is an error.
 
+The time limit, the memory cap and Ctrl-C cover the whole command: :func:`start` starts the
+command's clock (``args.deadline``, a :class:`~rulecert.limits.Deadline` of ``--time-limit``)
+before any work, reading, binarizing and mining are watched by one
+:class:`~rulecert.monitor.Monitor` on that clock, and the solver is given what is left
+(:func:`time_left`).  A step stopped before it has a problem to hand on raises
+:class:`~rulecert.limits.LimitStop`, which :func:`reports_limit_stop` turns into one line on
+stderr (and a JSON object with ``--json``) and the exit code of a stopped run: 0 for a time
+or memory limit, 130 for Ctrl-C.
+
 What was read (the fitted binarizer, the binary columns the model's literals index, the class
 labels) is kept in ``args.data_info`` (:class:`DataInfo`) for printing rules with the real
 class labels and for ``--save-model``.
@@ -17,6 +26,8 @@ class labels and for ``--save-model``.
 from __future__ import annotations
 
 import dataclasses
+import functools
+import json
 import os
 import sys
 from pathlib import Path
@@ -228,8 +239,78 @@ def check_save_model_path(args) -> None:
 
 
 def start(args) -> None:
-    """What every data-reading subcommand does first: output paths checked before any work."""
+    """What every data-reading subcommand does first: the command's clock started
+    (:func:`deadline`), the time limit and output paths checked before any work."""
+    deadline(args)
     check_save_model_path(args)
+
+
+def deadline(args):
+    """The command's :class:`~rulecert.limits.Deadline` (``--time-limit``, checked), kept in
+    ``args.deadline``: started when the ``rulecert`` process started (its imports count
+    too), or by the first call (:func:`start`) when ``main`` is called from Python."""
+    if getattr(args, "deadline", None) is None:
+        import time
+
+        from ..limits import Deadline, check_time_limit
+        limit = check_time_limit(getattr(args, "time_limit", None), "--time-limit")
+        args.deadline = Deadline(limit, start=time.perf_counter() - _command_age())
+    return args.deadline
+
+
+def _command_age() -> float:
+    """Seconds since this process started when it is the ``rulecert`` command (Linux /proc),
+    else 0."""
+    argv0 = sys.argv[0] if sys.argv else ""
+    if os.path.basename(argv0) != "rulecert" and \
+            not argv0.endswith(os.path.join("rulecert", "__main__.py")):
+        return 0.0
+    try:
+        with open("/proc/self/stat") as fh:            # field 22: start, in ticks after boot
+            started = int(fh.read().rpartition(")")[2].split()[19]) / os.sysconf("SC_CLK_TCK")
+        with open("/proc/uptime") as fh:
+            return max(0.0, float(fh.read().split()[0]) - started)
+    except (OSError, ValueError, IndexError, AttributeError):    # pragma: no cover - not Linux
+        return 0.0
+
+
+def time_left(args):
+    """Seconds of ``--time-limit`` the command has not used yet (at least a millisecond), for
+    the solver; ``None`` without a limit."""
+    return deadline(args).remaining()
+
+
+def preparation_monitor(args):
+    """The :class:`~rulecert.monitor.Monitor` of reading, binarizing and mining: the
+    command's clock, ``--memory-limit-mb`` and Ctrl-C."""
+    from ..limits import resolve_memory_limit_mb
+    from ..monitor import Monitor
+    return Monitor("rulecert-data", deadline=deadline(args),
+                   memory_limit_mb=resolve_memory_limit_mb(getattr(args, "memory_limit_mb", None)))
+
+
+def reports_limit_stop(run):
+    """Wrap a subcommand's ``run`` so that a :class:`~rulecert.limits.LimitStop` (a limit or
+    Ctrl-C that stopped the preparation) ends it as a stopped run: one line on stderr, with
+    ``--json`` a JSON object (``termination``, ``proven_optimal`` false, ``message``), exit
+    code 130 for Ctrl-C and 0 for a time or memory limit (as any limit-stopped run)."""
+    @functools.wraps(run)
+    def wrapped(args):
+        from ..certificate import Termination
+        from ..limits import LimitStop
+        from ._run import EXIT_INTERRUPTED
+        try:
+            return run(args)
+        except LimitStop as stop:
+            print(f"rulecert {getattr(args, 'command', '')}: stopped: {stop}; no model",
+                  file=sys.stderr)
+            if getattr(args, "json", False):
+                print(json.dumps({"termination": getattr(stop.termination, "value",
+                                                         stop.termination),
+                                  "proven_optimal": False, "message": str(stop),
+                                  "data": getattr(args, "data", None)}))
+            return EXIT_INTERRUPTED if stop.termination is Termination.INTERRUPTED else 0
+    return wrapped
 
 
 def open_data(args):
@@ -253,22 +334,32 @@ def open_data(args):
 
 
 def load_problem(args):
-    """(RuleProblem, description) from --data and the mining options."""
+    """(RuleProblem, description) from --data and the mining options, within the command's
+    limits: each step is checked (mining inside its loops) and a stop raises
+    :class:`~rulecert.limits.LimitStop`, also when the steps used the whole time limit."""
+    from ..mining.antecedents import mine_antecedents, stop_check
     path, problem = open_data(args)
+    monitor = preparation_monitor(args)
     if problem is not None:
+        stop_check(monitor, f"reading {path}")()
         return problem, f"CORELS files {path}.out/.label"
-    from ..mining.antecedents import mine_antecedents
     df, X, y, target = read_csv_table(path, args)
+    stop_check(monitor, f"reading {path}")()
     Xb, fb = binarize_frame(X, args, negations=False)
     if fb is not None:
         print(f"rulecert: {path} has non-binary columns; binarizing them with FeatureBinarizer",
               file=sys.stderr)
+        stop_check(monitor, f"binarizing {path}")()
     names = [str(c) for c in Xb.columns]
     args.data_info.binarizer, args.data_info.feature_names = fb, names
     aset = mine_antecedents(Xb.to_numpy(), names, max_card=args.max_card,
-                            min_support=args.min_support, negations=args.negations)
-    return aset.to_problem(y), (f"{path}: {len(df)} rows, target {target!r}, "
-                                f"{aset.captures.shape[0]} antecedents mined")
+                            min_support=args.min_support, negations=args.negations,
+                            monitor=monitor)
+    problem = aset.to_problem(y)
+    stop_check(monitor, f"preparing {path} (read, binarized and mined in "
+                        f"{monitor.deadline.elapsed():.1f} s; no search was run)")()
+    return problem, (f"{path}: {len(df)} rows, target {target!r}, "
+                     f"{aset.captures.shape[0]} antecedents mined")
 
 
 def class_labels(args) -> tuple:

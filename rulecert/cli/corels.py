@@ -5,7 +5,7 @@ import json
 
 
 def add_parser(sub) -> None:
-    from ._data import add_data_arguments
+    from ._data import add_data_arguments, reports_limit_stop
     from ._run import add_limit_arguments
     p = sub.add_parser("corels", help="certifiably optimal rule list (CORELS branch-and-bound)")
     add_data_arguments(p)
@@ -15,10 +15,11 @@ def add_parser(sub) -> None:
     p.add_argument("--policy", default="lower_bound",
                    choices=["lower_bound", "bfs", "dfs", "objective", "curiosity"])
     p.add_argument("--max-length", type=int, default=None, help="longest prefix searched")
-    add_limit_arguments(p, time_help="seconds for the whole search",
+    add_limit_arguments(p, time_help="seconds for the whole command (reading and mining "
+                                     "the data count)",
                         node_help="node expansions (deterministic: the same run every time)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
-    p.set_defaults(func=run)
+    p.set_defaults(func=reports_limit_stop(run))
 
 
 def result_dict(rule_list, cert, problem, c) -> dict:
@@ -38,12 +39,12 @@ def result_dict(rule_list, cert, problem, c) -> dict:
 
 def run(args) -> int:
     from ..search.corels import corels
-    from ._data import class_labels, load_problem, save_model_if_asked
+    from ._data import class_labels, load_problem, save_model_if_asked, time_left
     from ._plot import write_plot
     from ._run import exit_code, progress
     problem, desc = load_problem(args)
     rule_list, cert = corels(problem, args.c, policy=args.policy, max_length=args.max_length,
-                             time_limit=args.time_limit, node_limit=args.node_limit,
+                             time_limit=time_left(args), node_limit=args.node_limit,
                              memory_limit_mb=args.memory_limit_mb, callback=progress(args))
     res = result_dict(rule_list, cert, problem, args.c)
     res["rules_text"] = rule_list.to_text(probabilities=True, labels=class_labels(args))

@@ -11,7 +11,7 @@ import json
 
 
 def add_parser(sub) -> None:
-    from ._data import add_data_arguments
+    from ._data import add_data_arguments, reports_limit_stop
     from ._run import add_limit_arguments
     p = sub.add_parser("crosscheck",
                        help="cross-check CORELS against the rule-list MIP (same optimum?)")
@@ -23,7 +23,8 @@ def add_parser(sub) -> None:
                         "unrestricted problem)")
     p.add_argument("--backend", default="highs", choices=["highs", "pulp", "cpsat"],
                    help="MIP solver (default highs)")
-    add_limit_arguments(p, time_help="seconds for each solver",
+    add_limit_arguments(p, time_help="seconds for each solver, less what reading and mining "
+                                     "the data took",
                         node_help="CORELS node expansions (deterministic)")
     p.add_argument("--mip-node-limit", type=int, default=None,
                    help="HiGHS branch-and-bound nodes of the MIP (deterministic; highs/pulp)")
@@ -31,17 +32,17 @@ def add_parser(sub) -> None:
                    help="CP-SAT's deterministic time limit of the MIP (cpsat)")
     p.add_argument("--seed", type=int, default=0, help="MIP solver seed (default 0)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
-    p.set_defaults(func=run)
+    p.set_defaults(func=reports_limit_stop(run))
 
 
 def run(args) -> int:
     from ..crosscheck import crosscheck_rule_list
-    from ._data import class_labels, load_problem
+    from ._data import class_labels, load_problem, time_left
     from ._plot import write_plot
     from ._run import exit_code, progress
     problem, desc = load_problem(args)
     res = crosscheck_rule_list(problem, args.c, max_rules=args.max_rules, backend=args.backend,
-                               time_limit=args.time_limit, seed=args.seed,
+                               time_limit=time_left(args), seed=args.seed,
                                node_limit=args.node_limit, mip_node_limit=args.mip_node_limit,
                                deterministic_time=args.deterministic_time,
                                memory_limit_mb=args.memory_limit_mb, callback=progress(args))

@@ -5,7 +5,7 @@ import json
 
 
 def add_parser(sub) -> None:
-    from ._data import add_data_arguments
+    from ._data import add_data_arguments, reports_limit_stop
     from ._run import add_limit_arguments
     p = sub.add_parser("frl", help="falling / softly falling rule list (Monte-Carlo and exact search)")
     add_data_arguments(p)
@@ -23,19 +23,19 @@ def add_parser(sub) -> None:
     add_limit_arguments(p, time_help="seconds for the whole run",
                         node_help="exact-search expansions (deterministic)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
-    p.set_defaults(func=run)
+    p.set_defaults(func=reports_limit_stop(run))
 
 
 def run(args) -> int:
     from ..search.falling import solve
-    from ._data import class_labels, load_problem, save_model_if_asked
+    from ._data import class_labels, load_problem, save_model_if_asked, time_left
     from ._plot import write_plot
     from ._run import exit_code, progress
     problem, desc = load_problem(args)
     prog = "softfrl" if args.soft else "frl"
     C1 = args.C1 if args.soft else None
     sol = solve(problem, prog, args.w, args.C, C1, method=args.method, iterations=args.iterations,
-                seed=args.seed, max_length=args.max_length, time_limit=args.time_limit,
+                seed=args.seed, max_length=args.max_length, time_limit=time_left(args),
                 node_limit=args.node_limit, memory_limit_mb=args.memory_limit_mb,
                 callback=progress(args))
     model, cert, mc_cert = sol.model, sol.certificate, sol.monte_carlo_certificate

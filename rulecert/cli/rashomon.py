@@ -5,7 +5,7 @@ import json
 
 
 def add_parser(sub) -> None:
-    from ._data import add_data_arguments
+    from ._data import add_data_arguments, reports_limit_stop
     from ._run import add_limit_arguments
     p = sub.add_parser("rashomon", help="the Rashomon set: every rule list within epsilon of the "
                                         "optimum, with ambiguity, discrepancy and feature usage")
@@ -21,21 +21,26 @@ def add_parser(sub) -> None:
                         node_help="prefixes expanded (deterministic)")
     p.add_argument("--top", type=int, default=5, help="lists printed")
     p.add_argument("--json", action="store_true", help="print one JSON object")
-    p.set_defaults(func=run)
+    p.set_defaults(func=reports_limit_stop(run))
 
 
 def run(args) -> int:
     from ..search.corels import rashomon_set
-    from ._data import load_problem
-    from ._run import exit_code, interrupted, progress
+    from ._data import load_problem, preparation_monitor, time_left
+    from ._run import exit_code, progress
     if args.epsilon is None and args.threshold is None:
         args.epsilon = 0.01
     problem, desc = load_problem(args)
     rs = rashomon_set(problem, args.c, epsilon=args.epsilon if args.threshold is None else None,
                       threshold=args.threshold, max_length=args.max_length, policy=args.policy,
-                      max_models=args.max_models, time_limit=args.time_limit,
+                      max_models=args.max_models, time_limit=time_left(args),
                       node_limit=args.node_limit, memory_limit_mb=args.memory_limit_mb,
                       callback=progress(args))
+    # the measures over the set (a pass over every list found) run on the command's clock:
+    # a limit or Ctrl-C stops them with the measures of the lists covered so far
+    usage = rs.feature_usage()
+    mult = rs.multiplicity(problem, preparation_monitor(args)) if len(rs) else {}
+    stopped = mult.get("stopped")
     if args.plot:       # the set's objectives and its feature usage, side by side
         import matplotlib.pyplot as plt
         from .. import plotting
@@ -43,11 +48,6 @@ def run(args) -> int:
         plotting.plot_rashomon(rs, ax=axes[0])
         plotting.plot_feature_usage(rs, ax=axes[1])
         plotting.save(axes[0], args.plot)
-    # Ctrl-C asked for what the run holds now: the measures over the set (a pass over every
-    # list found) are skipped, the lists and the certificate are printed
-    stopped = interrupted(rs.certificate, rs.certificate.optimum_certificate)
-    mult = rs.multiplicity(problem) if len(rs) and not stopped else {}
-    usage = rs.feature_usage()
     if args.json:
         out = {"data": desc, "c": args.c, "certificate": rs.certificate.to_dict(),
                "multiplicity": mult, "feature_usage": usage,
@@ -57,9 +57,13 @@ def run(args) -> int:
         return exit_code(rs.certificate, rs.certificate.optimum_certificate)
     print(f"data: {desc}")
     print(f"{problem.n_samples} samples, {problem.n_antecedents} antecedents, c = {args.c}\n")
-    print(rs.summary(None if stopped else problem, top=args.top))
-    if stopped and len(rs):
-        print("(interrupted: ambiguity and discrepancy over the lists found were not computed)")
+    print(rs.summary(None, top=args.top))
+    if mult and mult["n_lists"]:
+        print(f"distinct prediction vectors: {mult['n_distinct_predictions']}; ambiguity "
+              f"{mult['ambiguity']:.4f}; discrepancy {mult['discrepancy']:.4f}")
+    if stopped:
+        print(f"(incomplete, {stopped}: ambiguity and discrepancy over the best "
+              f"{mult.get('n_lists', 0):,} of the {len(rs):,} lists found)")
     if usage:
         print("feature usage (share of the lists): "
               + ", ".join(f"{f} {v:.0%}" for f, v in list(usage.items())[:10]))

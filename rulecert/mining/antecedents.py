@@ -28,6 +28,11 @@ merge_identical=False)`` gives the binding's antecedents (362 on CORELS'
 Older pycorels releases compared integer counts with ``round(min_support * n)``; pass
 ``support_rounding="round"`` to reproduce that.
 
+A ``monitor`` (:class:`rulecert.monitor.Monitor`: the deadline, the memory cap, Ctrl-C) is
+asked inside the enumeration; when it says stop, mining raises
+:class:`rulecert.limits.LimitStop` (a mining cut short has no antecedent set to return).
+Without one, a Ctrl-C request (:func:`rulecert.monitor.interrupt_requested`) still stops it.
+
 Names use rulecert's one spelling of rule text (:mod:`rulecert.models.antecedent`):
 ``a and b``, ``not a`` and ``not (age <= 30)`` for a literal whose name has spaces.
 """
@@ -39,11 +44,38 @@ from typing import Sequence
 import numpy as np
 
 from .. import bits
+from ..certificate import Termination
 from ..checks import check_binary_matrix
+from ..limits import LimitStop
+from ..monitor import interrupt_requested
 from ..problem import RuleProblem
 from ..models.antecedent import Antecedent, conjunction_text, negated_text
 
 __all__ = ["AntecedentSet", "mine_antecedents", "literal_name", "conjunction_name"]
+
+_CHECK_EVERY = 16
+"""Candidate blocks counted between two questions to the monitor (each is a few microseconds
+of numpy at least, so the checks cost nothing and come every few milliseconds)."""
+
+
+def stop_check(monitor, what: str):
+    """A function ``check(detail)`` that raises :class:`~rulecert.limits.LimitStop` (one line:
+    the limit, then ``what`` and ``detail``) when ``monitor`` says stop -- Ctrl-C, its deadline
+    or its memory cap -- or, without a monitor, once Ctrl-C was pressed."""
+    def check(detail: str = "") -> None:
+        if monitor is not None:
+            reason = monitor.should_stop()
+        else:
+            reason = (Termination.INTERRUPTED, "") if interrupt_requested() else None
+        if reason is None:
+            return
+        termination, message = reason
+        if termination is Termination.TIME_LIMIT:
+            message = f"time limit of {monitor.deadline.time_limit:g} s reached"
+        elif termination is Termination.INTERRUPTED and not message:
+            message = "interrupted by the user (Ctrl-C)"
+        raise LimitStop(termination, f"{message} while {what}{detail}")
+    return check
 
 
 def literal_name(feature: str, value: int) -> str:
@@ -180,7 +212,8 @@ def _merge(antecedents: list[Antecedent], captures: np.ndarray):
     return keep, merged
 
 
-def _enumerate(V: np.ndarray, feat: np.ndarray, max_card: int, frequent, keep_itemset):
+def _enumerate(V: np.ndarray, feat: np.ndarray, max_card: int, frequent, keep_itemset,
+               check=None):
     """Level-wise enumeration of literal combinations on packed bits.
 
     ``V`` holds the packed literal vectors, ``feat[i]`` the source column of literal ``i``
@@ -189,8 +222,10 @@ def _enumerate(V: np.ndarray, feat: np.ndarray, max_card: int, frequent, keep_it
     combination is never accepted) and ``keep_itemset(count_info)`` which are reported.
     Both receive the candidates' packed vectors.  Returns the accepted combinations (tuples
     of literal indices, shortest first, lexicographic within a cardinality) and their
-    packed vectors.
+    packed vectors.  ``check(detail)`` (:func:`stop_check`) is called every few candidate
+    blocks and raises to stop.
     """
+    check = check or stop_check(None, "mining antecedents")
     L = V.shape[0]
     out_sets: list[tuple[int, ...]] = []
     out_vecs: list[np.ndarray] = []
@@ -209,7 +244,10 @@ def _enumerate(V: np.ndarray, feat: np.ndarray, max_card: int, frequent, keep_it
         if not level_sets:
             break
         new_sets, new_vecs = [], []
-        for s, vec in zip(level_sets, level_vecs):
+        for k, (s, vec) in enumerate(zip(level_sets, level_vecs)):
+            if k % _CHECK_EVERY == 0:
+                check(f" (conjunctions of {card} literals: {k:,} of {len(level_sets):,} "
+                      f"extended, {len(out_sets) + len(new_sets):,} found)")
             start = pool_pos[s[-1]] + 1
             if start >= len(pool):
                 continue
@@ -234,9 +272,12 @@ def _enumerate(V: np.ndarray, feat: np.ndarray, max_card: int, frequent, keep_it
     return out_sets, np.ascontiguousarray(vecs)
 
 
-def _build_set(sets, vecs, lits, names, n, feature_names, merge_identical) -> AntecedentSet:
+def _build_set(sets, vecs, lits, names, n, feature_names, merge_identical,
+               check=None) -> AntecedentSet:
     ants = []
-    for s in sets:
+    for k, s in enumerate(sets):
+        if check is not None and k % 4096 == 0:
+            check(f" (naming the antecedents: {k:,} of {len(sets):,})")
         literals = tuple(lits[i] for i in s)
         ants.append(Antecedent(conjunction_name([names[i] for i in s]), literals))
     merged: dict[str, list[str]] = {}
@@ -254,7 +295,7 @@ def _build_set(sets, vecs, lits, names, n, feature_names, merge_identical) -> An
 def mine_antecedents(X, feature_names: Sequence[str] | None = None, *, max_card: int = 2,
                      min_support: float = 0.0, max_support: float | None = None,
                      negations: bool = False, merge_identical: bool = True,
-                     support_rounding: str = "fraction") -> AntecedentSet:
+                     support_rounding: str = "fraction", monitor=None) -> AntecedentSet:
     """All conjunctions of up to ``max_card`` literals with support in range.
 
     Parameters
@@ -277,6 +318,9 @@ def mine_antecedents(X, feature_names: Sequence[str] | None = None, *, max_card:
     support_rounding : {"fraction", "round"}, default="fraction"
         ``"fraction"`` compares ``count / n`` with the bounds (current pycorels);
         ``"round"`` compares ``count`` with ``round(bound * n)`` (older pycorels).
+    monitor : rulecert.monitor.Monitor, optional
+        Asked during the enumeration (see the module doc); a stop raises
+        :class:`rulecert.limits.LimitStop`.
 
     Returns
     -------
@@ -310,5 +354,6 @@ def mine_antecedents(X, feature_names: Sequence[str] | None = None, *, max_card:
         def keep(block):
             return bits.count(block) <= hi if len(block) else np.zeros(0, bool)
 
-    sets, vecs = _enumerate(V, feat, max_card, frequent, keep)
-    return _build_set(sets, vecs, lits, names, n, feature_names, merge_identical)
+    check = stop_check(monitor, "mining antecedents")
+    sets, vecs = _enumerate(V, feat, max_card, frequent, keep, check)
+    return _build_set(sets, vecs, lits, names, n, feature_names, merge_identical, check)

@@ -34,8 +34,9 @@ import numpy as np
 
 from .. import bits
 from ..checks import as_binary_labels
+from ..problem import unique_rows
 from .antecedents import (AntecedentSet, _binary_input, _build_set, _check_card,
-                          _check_fraction, _enumerate, _literals, literal_name)
+                          _check_fraction, _enumerate, _literals, literal_name, stop_check)
 
 __all__ = ["mine_fpgrowth", "fpgrowth_itemsets"]
 
@@ -87,9 +88,10 @@ def _build_tree(transactions, min_count):
     return header, freq
 
 
-def _mine_tree(header, freq, min_count, max_len, suffix, out):
+def _mine_tree(header, freq, min_count, max_len, suffix, out, check):
     # items from least to most frequent (conventional FP-growth order; the result is a set)
     for item in sorted(freq, key=lambda i: (freq[i], i), reverse=False):
+        check(f" ({len(out):,} itemsets found)")
         itemset = suffix + (item,)
         out[tuple(sorted(itemset))] = freq[item]
         if len(itemset) >= max_len:
@@ -106,31 +108,34 @@ def _mine_tree(header, freq, min_count, max_len, suffix, out):
             continue
         sub_header, sub_freq = _build_tree(base, min_count)
         if sub_header is not None:
-            _mine_tree(sub_header, sub_freq, min_count, max_len, itemset, out)
+            _mine_tree(sub_header, sub_freq, min_count, max_len, itemset, out, check)
 
 
-def fpgrowth_itemsets(A, min_count: int, max_len: int) -> dict[tuple[int, ...], int]:
+def fpgrowth_itemsets(A, min_count: int, max_len: int, check=None) -> dict[tuple[int, ...], int]:
     """All itemsets of at most ``max_len`` columns of the boolean matrix ``A`` (transactions
     = rows, items = columns) contained in at least ``min_count`` rows, with their counts.
 
     Plain FP-growth; identical rows are merged into one weighted transaction first.
+    ``check`` (:func:`~rulecert.mining.antecedents.stop_check`) is called at every item.
     """
+    check = check or stop_check(None, "mining itemsets")
     A = np.asarray(A, dtype=bool)
     if A.shape[0] == 0 or A.shape[1] == 0:
         return {}
-    rows, weights = np.unique(A, axis=0, return_counts=True)
+    rows, _, weights = unique_rows(A)
     transactions = [(np.flatnonzero(r).tolist(), int(w)) for r, w in zip(rows, weights)]
     header, freq = _build_tree(transactions, max(1, int(min_count)))
     out: dict[tuple[int, ...], int] = {}
     if header is not None:
-        _mine_tree(header, freq, max(1, int(min_count)), int(max_len), (), out)
+        _mine_tree(header, freq, max(1, int(min_count)), int(max_len), (), out, check)
     return out
 
 
 # ---- public -------------------------------------------------------------------------------
 def mine_fpgrowth(X, y, feature_names: Sequence[str] | None = None, *, max_predicates: int = 2,
                   min_support: float = 0.1, negations: bool = False,
-                  merge_identical: bool = True, method: str = "bitset") -> AntecedentSet:
+                  merge_identical: bool = True, method: str = "bitset",
+                  monitor=None) -> AntecedentSet:
     """Antecedents frequent within the positives or within the negatives (FRL mining).
 
     Parameters
@@ -148,6 +153,10 @@ def mine_fpgrowth(X, y, feature_names: Sequence[str] | None = None, *, max_predi
         Keep only the first antecedent of each distinct capture vector (over all samples).
     method : {"bitset", "fptree"}
         Two exact implementations with identical output.
+    monitor : rulecert.monitor.Monitor, optional
+        Asked during the mining (the deadline, the memory cap, Ctrl-C); a stop raises
+        :class:`rulecert.limits.LimitStop`, as in
+        :func:`~rulecert.mining.antecedents.mine_antecedents`.
     """
     A, feature_names = _binary_input(X, feature_names)
     n, d = A.shape
@@ -166,6 +175,7 @@ def mine_fpgrowth(X, y, feature_names: Sequence[str] | None = None, *, max_predi
     names = [literal_name(feature_names[j], v) for j, v in lits]
     feat = np.array([j for j, _ in lits], dtype=np.int64)
     kpos, kneg = _min_count(min_support, npos), _min_count(min_support, nneg)
+    check = stop_check(monitor, "mining class-wise frequent itemsets")
 
     if method == "bitset":
         ypos = bits.pack(y.astype(bool))
@@ -181,11 +191,11 @@ def mine_fpgrowth(X, y, feature_names: Sequence[str] | None = None, *, max_predi
         def keep(block):
             return np.ones(len(block), dtype=bool)
 
-        sets, vecs = _enumerate(V, feat, max_predicates, frequent, keep)
+        sets, vecs = _enumerate(V, feat, max_predicates, frequent, keep, check)
     else:
         L = bits.unpack(V, n).T if len(lits) else np.zeros((n, 0), bool)  # n x literals
-        found = set(fpgrowth_itemsets(L[y == 1], kpos, max_predicates))
-        found |= set(fpgrowth_itemsets(L[y == 0], kneg, max_predicates))
+        found = set(fpgrowth_itemsets(L[y == 1], kpos, max_predicates, check))
+        found |= set(fpgrowth_itemsets(L[y == 0], kneg, max_predicates, check))
         sets = sorted(found, key=lambda s: (len(s), s))
         W = bits.n_words(n)
         vecs = np.empty((len(sets), W), dtype=np.uint64)
@@ -194,4 +204,4 @@ def mine_fpgrowth(X, y, feature_names: Sequence[str] | None = None, *, max_predi
             for i in s[1:]:
                 np.bitwise_and(v, V[i], out=v)
             vecs[r] = v
-    return _build_set(sets, vecs, lits, names, n, feature_names, merge_identical)
+    return _build_set(sets, vecs, lits, names, n, feature_names, merge_identical, check)

@@ -23,6 +23,7 @@ training samples (Marx, Calmon & Ustun, ICML 2020; Fisher, Rudin & Dominici, JML
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import math
 import re
 from typing import Any, Callable, Sequence
@@ -36,6 +37,10 @@ from .rulelist import RuleList, rule_list_from_prefix
 
 _LITERAL_SPLIT = re.compile(r"\s*(?:&&|,|\s+and\s+)\s*")
 _FEATURE = re.compile(r"^\s*(?:not\s+|!|~)?\s*\(?\s*([^:<>=!()]+?)\s*(?:[:<>=!()]|\bis (?:not )?missing|$)")
+
+
+_CELLS = 1 << 21
+"""Lists x groups (or lists x features) handled at once by the measures over the set."""
 
 
 def antecedent_features(name: str) -> list[str]:
@@ -163,20 +168,75 @@ class RashomonSet:
         return np.array([bits.unpack(row, problem.n_samples) for row in P], dtype=np.uint8) \
             if len(P) else np.zeros((0, problem.n_samples), np.uint8)
 
-    def multiplicity(self, problem) -> dict[str, float | int]:
+    def _padded(self, start: int, stop: int) -> np.ndarray:
+        """Lists ``start:stop`` as an int array, one row each, padded with -1."""
+        chunk = self.prefixes[start:stop]
+        lengths = np.fromiter(map(len, chunk), dtype=np.int64, count=len(chunk))
+        out = np.full((len(chunk), max(1, int(lengths.max(initial=0)))), -1, dtype=np.int64)
+        rows = np.repeat(np.arange(len(chunk)), lengths)
+        cols = np.arange(len(rows)) - np.repeat(np.cumsum(lengths) - lengths, lengths)
+        out[rows, cols] = np.fromiter(itertools.chain.from_iterable(chunk), dtype=np.int64,
+                                      count=len(rows))
+        return out
+
+    def group_predictions(self, problem, start: int = 0, stop: int | None = None) -> np.ndarray:
+        """0/1 predictions (bool, lists x groups) of lists ``start:stop`` on the problem's
+        groups of identical samples (:attr:`~rulecert.problem.RuleProblem.groups`: every
+        list predicts a group alike), all lists of the chunk at once, rule by rule."""
+        self._check_problem(problem)
+        patterns, inverse, _, _ = problem.groups
+        G = patterns.shape[0]
+        tot = np.bincount(inverse, minlength=G)
+        pos = np.bincount(inverse, weights=problem.y, minlength=G).round().astype(np.int64)
+        capt = np.vstack([patterns.T, np.zeros((1, G), dtype=bool)])   # row -1: the padding
+        P = self._padded(start, len(self.prefixes) if stop is None else stop)
+        left = np.ones((len(P), G), dtype=bool)
+        pred = np.zeros((len(P), G), dtype=bool)
+        for k in range(P.shape[1]):
+            new = capt[P[:, k]] & left
+            p, t = new @ pos, new @ tot
+            pred |= new & (2 * p >= t)[:, None]          # majority of the new captures, ties 1
+            left &= ~new
+        p, t = left @ pos, left @ tot
+        pred |= left & (2 * p >= t)[:, None]
+        return pred
+
+    def multiplicity(self, problem, monitor=None) -> dict[str, float | int | bool | None]:
         """``n_lists``, ``n_distinct_predictions``, ``ambiguity``, ``discrepancy`` (see the
-        module doc; the reference is the first list)."""
-        P = self.packed_predictions(problem)
-        n = problem.n_samples
-        if len(P) == 0:
-            return {"n_lists": 0, "n_distinct_predictions": 0, "ambiguity": 0.0, "discrepancy": 0.0}
-        diff = P ^ P[0][None, :]
-        per_list = np.bitwise_count(diff).sum(axis=1, dtype=np.int64)
-        any_diff = np.bitwise_or.reduce(diff, axis=0)
-        return {"n_lists": len(P),
-                "n_distinct_predictions": int(np.unique(P, axis=0).shape[0]),
-                "ambiguity": int(np.bitwise_count(any_diff).sum()) / n,
-                "discrepancy": int(per_list.max()) / n}
+        module doc; the reference is the first list), counted over groups of identical
+        samples a chunk of lists at a time.
+
+        ``monitor`` (:class:`rulecert.monitor.Monitor`: a deadline, the memory cap, Ctrl-C)
+        is asked between chunks; when it says stop, the measures are those of the first
+        ``n_lists`` lists (the best ones), ``complete`` is False and ``stopped`` says why
+        (``"time_limit"``, ``"interrupted"``, ...; ``None`` when complete).
+        """
+        self._check_problem(problem)
+        _, inverse, _, _ = problem.groups
+        n, L = problem.n_samples, len(self.prefixes)
+        out = {"n_lists": 0, "n_distinct_predictions": 0, "ambiguity": 0.0, "discrepancy": 0.0,
+               "complete": True, "stopped": None}
+        if L == 0:
+            return out
+        tot = np.bincount(inverse)
+        step = max(1, _CELLS // len(tot))             # lists x groups of about 2 million
+        ref, any_diff, worst, distinct = None, np.zeros(len(tot), dtype=bool), 0, []
+        for start in range(0, L, step):
+            reason = monitor.should_stop() if monitor is not None and start else None
+            if reason is not None:
+                out["complete"], out["stopped"] = False, reason[0].value
+                break
+            pred = self.group_predictions(problem, start, start + step)
+            ref = pred[0] if ref is None else ref
+            diff = pred ^ ref[None, :]
+            any_diff |= diff.any(axis=0)
+            worst = max(worst, int((diff @ tot).max()))
+            packed = np.packbits(pred, axis=1)
+            distinct.append(np.unique(packed.view(f"V{packed.shape[1]}")[:, 0]))
+            out["n_lists"] += len(pred)
+        out.update(n_distinct_predictions=len(np.unique(np.concatenate(distinct))),
+                   ambiguity=int(tot[any_diff].sum()) / n, discrepancy=worst / n)
+        return out
 
     # ---- usage and reliance ------------------------------------------------------------------
     def antecedent_usage(self) -> np.ndarray:
@@ -193,12 +253,21 @@ class RashomonSet:
     def feature_usage(self, feature_of: Callable[[str], Sequence[str]] | None = None) -> dict[str, float]:
         """Share of the lists that read each feature, largest first."""
         feats = self._features(feature_of)
-        count: dict[str, int] = {}
-        for p in self.prefixes:
-            for f in {f for a in p for f in feats[a]}:
-                count[f] = count.get(f, 0) + 1
-        k = max(1, len(self.prefixes))
-        return dict(sorted(((f, v / k) for f, v in count.items()), key=lambda kv: (-kv[1], kv[0])))
+        names = sorted({f for fs in feats for f in fs})
+        if not names or not self.prefixes:
+            return {}
+        index = {f: j for j, f in enumerate(names)}
+        reads = np.zeros((len(feats) + 1, len(names)), dtype=bool)    # row -1: the padding
+        for a, fs in enumerate(feats):
+            reads[a, [index[f] for f in fs]] = True
+        count = np.zeros(len(names), dtype=np.int64)
+        step = max(1, _CELLS // len(names))
+        for start in range(0, len(self.prefixes), step):
+            P = self._padded(start, start + step)
+            count += np.logical_or.reduce(reads[P], axis=1).sum(axis=0)
+        k = len(self.prefixes)
+        return dict(sorted(((f, int(v) / k) for f, v in zip(names, count) if v),
+                           key=lambda kv: (-kv[1], kv[0])))
 
     def model_reliance(self, problem, *, seed: int = 0,
                        feature_of: Callable[[str], Sequence[str]] | None = None) -> dict[str, tuple[float, float]]:

@@ -133,6 +133,40 @@ class _Frontier:
         return self.size
 
 
+def _as_arrays(found, out, width):
+    """The lists found as (objectives, prefix rows padded with -1, lengths): ``found`` holds
+    (objective, prefix) pairs, ``out`` the compiled search's arrays (or None)."""
+    obj = [np.array([o for o, _ in found], dtype=float)]
+    rows = [np.full((len(found), max(1, width)), -1, dtype=np.int64)]
+    lengths = [np.array([len(p) for _, p in found], dtype=np.int64)]
+    for i, (_, p) in enumerate(found):
+        rows[0][i, :len(p)] = p
+    if out is not None:
+        o, r, k = out
+        r = r[:, :rows[0].shape[1]].copy()
+        r[np.arange(r.shape[1])[None, :] >= k[:, None]] = -1
+        obj.append(o)
+        rows.append(r)
+        lengths.append(k)
+    return np.concatenate(obj), np.vstack(rows), np.concatenate(lengths)
+
+
+def _collect_cost(width: int, sample: int = 1 << 13) -> float:
+    """Seconds :meth:`_Enumeration.sorted_lists` takes per list, measured on ``sample``
+    made-up lists of ``width`` columns (the least of three tries, doubled for a margin)."""
+    rng = np.random.default_rng(0)
+    out = (rng.random(sample), rng.integers(0, 50, (sample, max(1, width))),
+           rng.integers(0, max(1, width) + 1, sample))
+    best = math.inf
+    for _ in range(3):
+        t = time.perf_counter()
+        obj, rows, lengths = _as_arrays([], out, width)
+        order = np.lexsort([rows[:, j] for j in range(rows.shape[1] - 1, -1, -1)] + [obj])
+        _ = [tuple(r[:k]) for r, k in zip(rows[order].tolist(), lengths[order].tolist())]
+        best = min(best, time.perf_counter() - t)
+    return 2 * best / sample
+
+
 def _check(problem, c, epsilon, threshold, max_length, min_capture, policy, max_models,
            node_limit, time_limit):
     if not isinstance(problem, RuleProblem):
@@ -221,24 +255,29 @@ def rashomon_set(problem: RuleProblem, c: float, *, epsilon: float | None = None
                            policy, monitor, opt_cert.objective)
         t0 = time.perf_counter()
         termination, message = run.search(node_limit, max_models)
+        prefixes, objectives, left_out = run.sorted_lists()
+    if left_out is not None:    # a limit or Ctrl-C cut the sorted lists short: the best ones
+        termination, message = left_out[0], (
+            f"{left_out[1]} while collecting the lists found: the best {len(prefixes):,} of "
+            f"{left_out[2]:,} are returned")
     complete = termination == "complete"
     if threshold < opt_cert.lower_bound - run.include_tol:
         message = (f"threshold {threshold:.10g} is below the optimum's proven bound "
                    f"{opt_cert.lower_bound:.10g}: the set is empty")
     elif complete:
         message = f"complete: every rule list with objective <= {threshold:.10g} was enumerated"
-    run.found.sort()
+    missing = math.inf if complete else run.open_bound() / run.N
+    if left_out is not None:
+        missing = min(missing, left_out[3])
     cert = EnumerationCertificate(
-        termination=termination, complete=complete, n_found=len(run.found), threshold=threshold,
+        termination=termination, complete=complete, n_found=len(prefixes), threshold=threshold,
         epsilon=epsilon, optimum=opt_cert.objective, optimum_proven=opt_cert.proven_optimal,
-        missing_lower_bound=math.inf if complete else run.open_bound() / run.N,
-        nodes=run.nodes, open_prefixes=run.open_count(), wall_time=deadline.elapsed(),
-        enumeration_time=time.perf_counter() - t0, policy=policy, min_capture=min_capture,
-        max_length=max_length, message=message, optimum_certificate=opt_cert)
-    return RashomonSet(prefixes=[p for _, p in run.found],
-                       objectives=np.array([o for o, _ in run.found], dtype=float),
-                       c=c, threshold=threshold, certificate=cert,
-                       antecedent_names=list(problem.antecedent_names))
+        missing_lower_bound=missing, nodes=run.nodes, open_prefixes=run.open_count(),
+        wall_time=deadline.elapsed(), enumeration_time=time.perf_counter() - t0, policy=policy,
+        min_capture=min_capture, max_length=max_length, message=message,
+        optimum_certificate=opt_cert)
+    return RashomonSet(prefixes=prefixes, objectives=objectives, c=c, threshold=threshold,
+                       certificate=cert, antecedent_names=list(problem.antecedent_names))
 
 
 class _Enumeration:
@@ -275,7 +314,11 @@ class _Enumeration:
         self._open_bound = math.inf
         self._open_count = 0
         self.found: list[tuple[float, tuple]] = []
+        self.out = None         # the compiled search's lists: (objectives, prefix rows, lengths)
         self.nodes = 0
+        # seconds to sort and collect one list found, measured now, so that a time-limited
+        # search stops early enough to hand back every list it found (``_limit``)
+        self.per_list = _collect_cost(self.L + 1) if monitor.deadline.end is not None else 0.0
 
     def search(self, node_limit, max_models) -> tuple[str, str]:
         if self.policy == "dfs":
@@ -305,6 +348,10 @@ class _Enumeration:
             return "model_limit", (f"stopped at max_models={max_models} lists (raise it, or the "
                                    "threshold is looser than intended)")
         self.monitor.sample(self.optimum, self.opt_bound, nodes=self.nodes, solutions=n_found)
+        left = self.monitor.deadline.remaining(0.0)
+        if left is not None and 0 < left <= n_found * self.per_list:
+            return "time_limit", ("stopped by time_limit (the time left is what sorting and "
+                                  "collecting the lists found takes)")
         stop = self.monitor.should_stop()
         if stop is not None:
             termination, message = stop
@@ -378,9 +425,8 @@ class _Enumeration:
                 elif dt > 0.2 and budget > 1:
                     budget = max(1, int(budget * 0.1 / dt))
         self.nodes = int(state[1])
-        n = int(nout[0])        # as Python objects in bulk (a million lists in about a second)
-        self.found.extend((o, tuple(row[:k])) for o, row, k in
-                          zip(out_obj[:n].tolist(), out_prefix[:n].tolist(), out_len[:n].tolist()))
+        n = int(nout[0])        # sorted and made Python objects by sorted_lists
+        self.out = (out_obj[:n], out_prefix[:n], out_len[:n])
         if state[1] == 0 and result[0] != "complete":
             # stopped before the root was expanded: every list but the root is missing, and
             # no list is below the optimum's proven bound
@@ -389,6 +435,29 @@ class _Enumeration:
             self._open_bound = RK.open_bound(ch_deep, nch, nxt, int(state[0]))
             self._open_count = RK.open_count(nch, nxt, int(state[0]))
         return result
+
+    def sorted_lists(self, chunk: int = 1 << 16):
+        """(prefixes, objectives, left_out): the lists found sorted by objective, ties by
+        prefix, made Python tuples a chunk at a time with the monitor asked between chunks.
+        ``left_out`` is ``None`` when every list was collected, else ``(termination,
+        message, lists found, objective of the first list left out)``: the lists returned
+        are then the best ones."""
+        obj, rows, lengths = _as_arrays(self.found, self.out, self.L + 1)
+        if len(obj) == 0:
+            return [], np.zeros(0), None
+        order = np.lexsort([rows[:, j] for j in range(rows.shape[1] - 1, -1, -1)] + [obj])
+        obj, rows, lengths = obj[order], rows[order], lengths[order]
+        prefixes: list[tuple] = []
+        for start in range(0, len(obj), chunk):
+            stop = self.monitor.should_stop() if start else None
+            if stop is not None:
+                termination, message = stop
+                message = "stopped by time_limit" if termination is Termination.TIME_LIMIT else message
+                return (prefixes, obj[:start],
+                        (termination.value, message, len(obj), float(obj[start])))
+            prefixes.extend(tuple(r[:k]) for r, k in zip(rows[start:start + chunk].tolist(),
+                                                         lengths[start:start + chunk].tolist()))
+        return prefixes, obj, None
 
     def _record(self, prefix, mistakes, pos_left, tot_left) -> None:
         mistakes, pos_left, tot_left = int(mistakes), int(pos_left), int(tot_left)

@@ -1,0 +1,321 @@
+"""A limit covers the whole command: reading, binarizing and mining count against
+``--time-limit``, a limit or Ctrl-C stops mining inside its loops, and the work after a
+Rashomon enumeration (collecting the lists, the measures over the set) runs on the same clock.
+
+The slow steps are made slow on purpose (a sleep), so the tests do not depend on the machine's
+speed; a SIGALRM guard fails a test that hangs instead of timing anything.
+"""
+from __future__ import annotations
+
+import json
+import signal
+import time
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from rulecert.certificate import Termination
+from rulecert.limits import Deadline, LimitStop
+from rulecert.mining import mine_antecedents
+from rulecert.mining.fpgrowth import fpgrowth_itemsets, mine_fpgrowth
+from rulecert.monitor import Monitor, catch_interrupt, request_interrupt
+from rulecert.problem import RuleProblem, unique_rows
+
+
+@pytest.fixture
+def hang_guard():
+    """Fail (rather than hang) a test still running after 120 s."""
+    def _raise(signum, frame):
+        raise TimeoutError("hang guard: still running after 120 s")
+    previous = signal.signal(signal.SIGALRM, _raise)
+    signal.alarm(120)
+    yield
+    signal.alarm(0)
+    signal.signal(signal.SIGALRM, previous)
+
+
+# ---- grouping identical rows: a sort of packed rows, the outputs of np.unique(axis=0) ------
+def _old_groups(D):
+    rows, inverse, counts = np.unique(D, axis=0, return_inverse=True, return_counts=True)
+    return rows, inverse.reshape(-1), counts
+
+
+@pytest.mark.parametrize("cols", [1, 3, 7, 8, 9, 63, 64, 65, 130])
+def test_unique_rows_matches_np_unique(cols):
+    rng = np.random.default_rng(cols)
+    for n in (1, 2, 50, 700):
+        pool = rng.random((max(1, n // 4), cols)) < rng.uniform(0.1, 0.9)
+        D = pool[rng.integers(0, len(pool), n)]
+        for got, want in zip(unique_rows(D), _old_groups(D)):
+            np.testing.assert_array_equal(got, want)
+        same = np.repeat(D[:1], n, axis=0)                 # all rows identical
+        for got, want in zip(unique_rows(same), _old_groups(same)):
+            np.testing.assert_array_equal(got, want)
+
+
+def test_unique_rows_edge_cases():
+    rows, inverse, counts = unique_rows(np.zeros((5, 0), dtype=bool))
+    assert rows.shape == (1, 0) and inverse.tolist() == [0] * 5 and counts.tolist() == [5]
+    rows, inverse, counts = unique_rows(np.zeros((0, 4), dtype=bool))
+    assert rows.shape == (0, 4) and len(inverse) == 0 and len(counts) == 0
+
+
+@pytest.mark.parametrize("n,cols", [(1, 3), (63, 9), (64, 64), (65, 65), (300, 130), (17000, 12)])
+def test_problem_groups_match_np_unique(n, cols):
+    """RuleProblem.groups packs the captures chunk by chunk (16,384 samples): same groups, in
+    the same order, as np.unique over the dense matrix."""
+    rng = np.random.default_rng(n + cols)
+    pool = rng.random((max(1, n // 3), cols)) < 0.4
+    D = pool[rng.integers(0, len(pool), n)]
+    y = rng.integers(0, 2, n)
+    P = RuleProblem.from_matrix(D, y)
+    patterns, inverse, pos, neg = P.groups
+    rows, inv, counts = _old_groups(D)
+    np.testing.assert_array_equal(patterns, rows)
+    np.testing.assert_array_equal(inverse, inv)
+    np.testing.assert_array_equal(pos + neg, counts)
+    np.testing.assert_array_equal(pos, np.bincount(inv, weights=y, minlength=len(rows)))
+
+
+def test_fpgrowth_itemsets_unchanged_on_duplicate_rows():
+    rng = np.random.default_rng(2)
+    A = (rng.random((40, 6)) < 0.5)[rng.integers(0, 40, 400)]
+    found = fpgrowth_itemsets(A, 40, 3)
+    for items, count in found.items():
+        assert count == int(A[:, list(items)].all(axis=1).sum())
+    assert len(found) > 5
+
+
+# ---- mining stops inside its loops --------------------------------------------------------
+def _binary(n=60, d=14, seed=0):
+    rng = np.random.default_rng(seed)
+    return (rng.random((n, d)) < 0.5).astype(np.int8), rng.integers(0, 2, n)
+
+
+def _slow_counts(monkeypatch, seconds=0.02):
+    """Every support count of the mining sleeps ``seconds``: a mining that cannot finish."""
+    from rulecert import bits
+    count = bits.count
+
+    def slow(*a, **k):
+        time.sleep(seconds)
+        return count(*a, **k)
+    monkeypatch.setattr(bits, "count", slow)
+
+
+def test_mining_stops_at_the_deadline(monkeypatch, hang_guard):
+    X, y = _binary()
+    _slow_counts(monkeypatch)
+    monitor = Monitor("test", deadline=Deadline(0.3))
+    with pytest.raises(LimitStop) as info:
+        mine_antecedents(X, max_card=14, negations=True, monitor=monitor)
+    assert info.value.termination is Termination.TIME_LIMIT
+    assert "time limit of 0.3 s reached while mining antecedents" in str(info.value)
+    with pytest.raises(LimitStop) as info:
+        mine_fpgrowth(X, y, max_predicates=14, min_support=0.0, negations=True,
+                      monitor=Monitor("test", deadline=Deadline(0.3)))
+    assert info.value.termination is Termination.TIME_LIMIT
+
+
+def test_mining_stops_at_the_first_ctrl_c(monkeypatch, hang_guard):
+    X, y = _binary()
+    _slow_counts(monkeypatch, 0.005)
+    from rulecert import bits
+    count, calls = bits.count, []
+
+    def ctrl_c_after_a_while(*a, **k):    # the first Ctrl-C, as the handler records it
+        calls.append(1)
+        if len(calls) == 20:
+            request_interrupt()
+        return count(*a, **k)
+    monkeypatch.setattr(bits, "count", ctrl_c_after_a_while)
+    for method in ("bitset", "fptree"):
+        calls.clear()
+        with catch_interrupt(), pytest.raises(LimitStop) as info:   # no monitor given
+            if method == "bitset":
+                mine_antecedents(X, max_card=14, negations=True)
+            else:   # FP-growth proper: the interrupt is requested before the trees are mined
+                request_interrupt()
+                mine_fpgrowth(X, y, max_predicates=14, min_support=0.0, method="fptree")
+        assert info.value.termination is Termination.INTERRUPTED
+        assert "Ctrl-C" in str(info.value)
+
+
+def test_mining_with_a_monitor_gives_the_same_antecedents():
+    X, y = _binary(seed=3)
+    plain = mine_antecedents(X, max_card=3, min_support=0.05, negations=True)
+    watched = mine_antecedents(X, max_card=3, min_support=0.05, negations=True,
+                               monitor=Monitor("test", deadline=Deadline(600)))
+    assert plain.names == watched.names
+    np.testing.assert_array_equal(plain.captures, watched.captures)
+
+
+# ---- the command line: preparation counts against the limit ------------------------------
+@pytest.fixture
+def csv(tmp_path):
+    rng = np.random.default_rng(5)
+    X = pd.DataFrame((rng.random((120, 4)) < 0.4).astype(np.int8), columns=list("abcd"))
+    y = (X.a | X.c).to_numpy() ^ (rng.random(120) < 0.1)
+    path = tmp_path / "d.csv"
+    X.assign(y=y.astype(int)).to_csv(path, index=False)
+    return str(path)
+
+
+def _slow_binarize(monkeypatch, seconds):
+    import rulecert.cli._data as data
+    binarize = data.binarize_frame
+
+    def slow(*a, **k):
+        time.sleep(seconds)
+        return binarize(*a, **k)
+    monkeypatch.setattr(data, "binarize_frame", slow)
+
+
+COMMANDS = {"corels": [], "crosscheck": ["--c", "0.01"], "frl": ["--method", "exact"],
+            "rashomon": []}
+
+
+@pytest.mark.parametrize("command", sorted(COMMANDS))
+def test_preparation_past_the_limit_is_a_limit_stop(command, csv, monkeypatch, capsys,
+                                                    hang_guard):
+    from rulecert.cli import main
+    _slow_binarize(monkeypatch, 0.6)
+    code = main([command, "--data", csv, "--time-limit", "0.3", "--quiet", "--json",
+                 *COMMANDS[command]])
+    captured = capsys.readouterr()
+    assert code == 0
+    assert captured.err.strip().splitlines()[-1].startswith(
+        f"rulecert {command}: stopped: time limit of 0.3 s reached while")
+    out = json.loads(captured.out)
+    assert out["termination"] == "time_limit" and out["proven_optimal"] is False
+
+
+def test_the_solver_gets_what_preparation_left(csv, monkeypatch, capsys, hang_guard):
+    import rulecert.search.corels as corels_pkg
+    from rulecert.cli import main
+    _slow_binarize(monkeypatch, 0.5)
+    given, corels = [], corels_pkg.corels
+
+    def spy(*a, **k):
+        given.append(k["time_limit"])
+        return corels(*a, **k)
+    monkeypatch.setattr(corels_pkg, "corels", spy)
+    assert main(["corels", "--data", csv, "--time-limit", "60", "--quiet"]) == 0
+    assert len(given) == 1 and given[0] <= 60 - 0.5
+    assert "proven optimal  : True" in capsys.readouterr().out
+
+
+def test_ctrl_c_while_mining_exits_130_with_one_line(csv, monkeypatch, capsys, hang_guard):
+    import rulecert.cli._data as data
+    from rulecert.cli import main
+    binarize = data.binarize_frame
+
+    def ctrl_c(*a, **k):            # the first Ctrl-C arrives while the data are binarized
+        request_interrupt()
+        return binarize(*a, **k)
+    monkeypatch.setattr(data, "binarize_frame", ctrl_c)
+    assert main(["corels", "--data", csv, "--quiet"]) == 130
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    lines = captured.err.strip().splitlines()
+    assert len(lines) == 1 and "interrupted by the user (Ctrl-C) while" in lines[0]
+
+
+def test_a_negative_time_limit_is_refused_before_any_work(csv, capsys):
+    from rulecert.cli import main
+    assert main(["corels", "--data", csv, "--time-limit", "-1"]) == 2
+    assert "--time-limit must be >= 0 seconds" in capsys.readouterr().err
+
+
+# ---- the Rashomon set: the work after the enumeration is under the limit ------------------
+def _rashomon_problem():
+    rng = np.random.default_rng(11)
+    X = (rng.random((80, 6)) < 0.5).astype(np.uint8)
+    y = ((X[:, 0] | X[:, 2]) ^ (rng.random(80) < 0.2)).astype(int)
+    return RuleProblem.from_matrix(X, y)
+
+
+def test_collecting_the_lists_stops_with_the_best_ones(monkeypatch, hang_guard):
+    from rulecert.search.corels import rashomon as R
+    P = _rashomon_problem()
+    full = R.rashomon_set(P, 0.02, epsilon=0.6)
+    assert full.certificate.complete and len(full) > 10
+    collect = R._Enumeration.sorted_lists
+
+    def stopped_after_two(self, chunk=2):    # the deadline passes while the lists are collected
+        self.monitor.should_stop = lambda: (Termination.TIME_LIMIT, "")
+        return collect(self, chunk=2)
+    monkeypatch.setattr(R._Enumeration, "sorted_lists", stopped_after_two)
+    part = R.rashomon_set(P, 0.02, epsilon=0.6)
+    cert = part.certificate
+    assert cert.termination == "time_limit" and not cert.complete and cert.n_found == 2
+    assert part.prefixes == full.prefixes[:2]
+    assert cert.missing_lower_bound <= full.objectives[2] + 1e-12
+    assert "the best 2 of" in cert.message
+
+
+def test_measures_stop_at_the_limit_with_those_of_the_best_lists(monkeypatch):
+    import rulecert.models.rashomon as M
+    from rulecert.search.corels import rashomon_set
+    P = _rashomon_problem()
+    rs = rashomon_set(P, 0.02, epsilon=0.6)
+    whole = rs.multiplicity(P)
+    assert whole["complete"] and whole["n_lists"] == len(rs)
+    monkeypatch.setattr(M, "_CELLS", 3 * P.groups[0].shape[0])     # three lists per chunk
+    stopped = Monitor("test", deadline=Deadline(0.0))
+    part = rs.multiplicity(P, stopped)
+    assert part["complete"] is False and part["stopped"] == "time_limit"
+    assert part["n_lists"] == 3
+    best = M.RashomonSet(rs.prefixes[:3], rs.objectives[:3], rs.c, rs.threshold,
+                         rs.certificate, rs.antecedent_names)
+    expect = best.multiplicity(P)
+    assert {k: part[k] for k in ("ambiguity", "discrepancy", "n_distinct_predictions")} == \
+        {k: expect[k] for k in ("ambiguity", "discrepancy", "n_distinct_predictions")}
+
+
+def test_feature_usage_as_counted_list_by_list():
+    from rulecert.search.corels import rashomon_set
+    P = _rashomon_problem()
+    rs = rashomon_set(P, 0.02, epsilon=0.6)
+    feats = [set(f) for f in rs._features(None)]
+    count = {}
+    for p in rs.prefixes:
+        for f in set().union(*(feats[a] for a in p)) if p else ():
+            count[f] = count.get(f, 0) + 1
+    expect = dict(sorted(((f, v / len(rs)) for f, v in count.items()),
+                         key=lambda kv: (-kv[1], kv[0])))
+    assert rs.feature_usage() == expect
+
+
+def test_rashomon_command_says_the_measures_are_incomplete(csv, monkeypatch, capsys,
+                                                         hang_guard):
+    import rulecert.models.rashomon as M
+    from rulecert.cli import main
+    monkeypatch.setattr(M, "_CELLS", 1)          # one list per chunk
+    predictions = M.RashomonSet.group_predictions
+
+    def slow(self, problem, start=0, stop=None):   # the first chunk ends past the limit
+        if start == 0:
+            time.sleep(3.5)
+        return predictions(self, problem, start, stop)
+    monkeypatch.setattr(M.RashomonSet, "group_predictions", slow)
+    code = main(["rashomon", "--data", csv, "--epsilon", "0.3", "--time-limit", "3",
+                 "--node-limit", "50", "--quiet"])
+    out = capsys.readouterr().out
+    assert code == 0
+    assert "(incomplete, time_limit: ambiguity and discrepancy over the best" in out
+
+
+def test_the_command_clock_starts_with_the_rulecert_process(monkeypatch):
+    import argparse
+    import sys
+
+    from rulecert.cli._data import _command_age, deadline
+    monkeypatch.setattr(sys, "argv", ["pytest"])
+    assert _command_age() == 0.0                  # main() called from Python: starts at start()
+    monkeypatch.setattr(sys, "argv", ["/usr/local/bin/rulecert", "corels"])
+    age = _command_age()
+    assert age > 0.0                              # this process started before this test
+    d = deadline(argparse.Namespace(time_limit=None))
+    assert d.elapsed() >= age
