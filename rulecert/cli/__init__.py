@@ -55,7 +55,8 @@ def main(argv=None) -> int:
     warnings.showwarning = _one_line_warning
     try:
         from ._plot import check_plot_path
-        from ._run import EXIT_INTERRUPTED, announce_compile, check_output_paths, os_error_text
+        from ._run import (EXIT_INTERRUPTED, announce_compile, check_output_paths, os_error_text,
+                           value_error_text)
         from ..monitor import catch_interrupt
         check_output_paths(args)
         check_plot_path(args)
@@ -68,7 +69,7 @@ def main(argv=None) -> int:
         print(f"rulecert {args.command}: error: {os_error_text(exc, args)}", file=sys.stderr)
         return 2
     except ValueError as exc:
-        print(f"rulecert {args.command}: error: {exc}", file=sys.stderr)
+        print(f"rulecert {args.command}: error: {value_error_text(exc, args)}", file=sys.stderr)
         return 2
     except MemoryError as exc:
         print(f"rulecert {args.command}: error: out of memory: {exc}", file=sys.stderr)

@@ -168,6 +168,17 @@ def os_error_text(exc: OSError, args) -> str:
     return f"{what} '{path}': {exc.strerror or exc}"
 
 
+def value_error_text(exc: ValueError, args) -> str:
+    """The text of a ``ValueError``; a file that is not text or not a table (a decoding or
+    pandas parsing error, which names no file) is named as ``--data '<path>'``."""
+    data = getattr(args, "data", None)
+    if data and isinstance(exc, UnicodeDecodeError):
+        return f"--data '{data}': not UTF-8 text ({exc.reason} at byte {exc.start})"
+    if data and type(exc).__module__.startswith("pandas"):
+        return f"--data '{data}': not a CSV table ({str(exc).strip()})"
+    return str(exc)
+
+
 NO_KERNELS = ("predict", "report")
 """Subcommands that run no compiled kernel (nothing to announce, numba not imported)."""
 
