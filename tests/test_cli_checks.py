@@ -250,15 +250,20 @@ def test_brcg_with_a_huge_complexity_bound_runs(csv, capsys):
 
 # ---- E: the first compile is announced ------------------------------------------------------------
 def test_a_compile_is_announced_once(capsys):
+    """The first compile of a command prints one line; none once the command is over, none
+    for a command that runs no kernel, none with --quiet."""
+    from argparse import Namespace
+
     import numba
 
     from rulecert.cli._run import announce_compile
-    with announce_compile("corels"):
+    with announce_compile(Namespace(command="corels", quiet=False)):
         assert numba.njit(lambda x: x + 1)(1) == 2
         assert numba.njit(lambda x: x + 2)(1) == 3
     err = capsys.readouterr().err
     assert err.count("rulecert: compiling the search kernels") == 1
-    assert numba.njit(lambda x: x + 3)(1) == 4          # the listener is gone after the command
-    with announce_compile("predict"):                    # predict runs no kernel
-        assert numba.njit(lambda x: x + 4)(1) == 5
+    assert numba.njit(lambda x: x + 3)(1) == 4
+    for args in (Namespace(command="predict", quiet=False), Namespace(command="frl", quiet=True)):
+        with announce_compile(args):
+            assert numba.njit(lambda x: x + 4)(1) == 5
     assert capsys.readouterr().err == ""

@@ -60,7 +60,7 @@ def main(argv=None) -> int:
         from ..monitor import catch_interrupt
         check_output_paths(args)
         check_plot_path(args)
-        with catch_interrupt(), announce_compile(args.command):
+        with catch_interrupt(), announce_compile(args):
             return int(args.func(args) or 0)
     except BrokenPipeError:         # the reader of the output went away (| head): no message
         _drop_stdout()

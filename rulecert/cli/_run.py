@@ -184,10 +184,11 @@ NO_KERNELS = ("predict", "report")
 
 
 @contextlib.contextmanager
-def announce_compile(command: str):
+def announce_compile(args):
     """One stderr line when a numba kernel is compiled (its on-disk cache is cold: the first
-    run after an install or an upgrade), at the start of the first compile of the command."""
-    if command in NO_KERNELS:
+    run after an install or an upgrade), at the start of the first compile of the command;
+    nothing with ``--quiet``."""
+    if args.command in NO_KERNELS or getattr(args, "quiet", False):
         yield
         return
     from numba.core import event
