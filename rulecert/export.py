@@ -166,8 +166,8 @@ def save_model(path, obj, *, binarizer=None, feature_names=None, classes=None,
     try:
         with open(os.path.expanduser(str(path)), "w") as fh:
             fh.write(text + "\n")
-    except OSError as exc:
-        raise ValueError(f"cannot write the model to {path}: {exc.strerror}") from None
+    except OSError as exc:           # a full disk fails at the write, where no path is named
+        raise OSError(exc.errno, exc.strerror, str(path)) from None
     return doc
 
 
@@ -187,29 +187,127 @@ def to_json(obj, **kwargs) -> str:
     return json.dumps(doc, indent=1, default=str)
 
 
+MAX_MODEL_BYTES = 32 * 2 ** 20
+"""The largest model file read (a model of thousands of rules takes well under a MB)."""
+
+OPERATORS = ("<=", ">", "==", "!=", "is missing", "is not missing")
+"""The binarizer's literal operators (``<=`` and ``>`` on numeric columns only)."""
+
+
+def _parse(text: str, source: str, what: str):
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"{source} is not a JSON {what} ({exc.msg} at line {exc.lineno})") from None
+    except RecursionError:
+        raise ValueError(f"{source}: the JSON nests too deeply for a rulecert model") from None
+
+
 def from_json(text: str) -> "SavedModel":
     """The :class:`SavedModel` of a JSON text written by :func:`to_json` or :func:`save_model`."""
-    try:
-        doc = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ValueError(f"not a JSON text ({exc.msg} at line {exc.lineno})") from None
-    return from_document(doc)
+    if len(text) > MAX_MODEL_BYTES:
+        raise ValueError(f"the text has {len(text)} characters, more than a rulecert model "
+                         f"({MAX_MODEL_BYTES} at most)")
+    return from_document(_parse(text, "the document", "text"))
 
 
 def load_model(path) -> "SavedModel":
-    """The :class:`SavedModel` of a file written by :func:`save_model`."""
+    """The :class:`SavedModel` of a file written by :func:`save_model`: a regular file of at
+    most :data:`MAX_MODEL_BYTES`, checked against the document's schema (``ValueError`` naming
+    the file and the field)."""
+    import errno
+    import stat
     path = os.path.expanduser(str(path))
     if not os.path.exists(path):
         raise FileNotFoundError(f"model file not found: {path}")
-    with open(path) as fh:
-        try:
-            doc = json.load(fh)
-        except json.JSONDecodeError as exc:
-            raise ValueError(f"{path} is not a JSON file ({exc.msg} at line {exc.lineno})") from None
-    return from_document(doc, source=path)
+    if os.path.isdir(path):
+        raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), path)
+    if not stat.S_ISREG(os.stat(path).st_mode):
+        raise ValueError(f"{path} is not a regular file (a model file is the JSON file "
+                         "--save-model writes)")
+    with open(path, "rb") as fh:
+        raw = fh.read(MAX_MODEL_BYTES + 1)
+    if len(raw) > MAX_MODEL_BYTES:
+        raise ValueError(f"{path} is larger than {MAX_MODEL_BYTES // 2 ** 20} MB: not a "
+                         "rulecert model file")
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise ValueError(f"{path} is not a JSON file (not UTF-8 text)") from None
+    return from_document(_parse(text, path, "file"), source=path)
+
+
+def _check_classes(classes) -> list:
+    if not isinstance(classes, list) or len(classes) != 2:
+        raise ValueError(f"classes: expected the two class labels, got {classes!r:.80} (a "
+                         "model is fitted on two classes; rulecert's learners refuse one)")
+    if not all(isinstance(c, (str, int, float)) for c in classes) or classes[0] == classes[1]:
+        raise ValueError(f"classes: expected two different labels (texts or numbers), got "
+                         f"{classes!r:.80}")
+    return classes
+
+
+def _check_features(features) -> list:
+    if not isinstance(features, list) or not all(
+            isinstance(f, dict) and isinstance(f.get("text"), str) for f in features):
+        raise ValueError("features: expected a list of objects with a 'text'")
+    return [f["text"] for f in features]
+
+
+def _check_binarizer(d, n: int) -> None:
+    """The binarizer's literals: ``n`` of them (one per binary column), each over one of its
+    columns with a known operator (a threshold of a numeric column for ``<=``/``>``)."""
+    if not isinstance(d, dict):
+        raise ValueError("binarizer: expected an object or null")
+    columns, kinds, lits = d.get("columns"), d.get("kinds"), d.get("literals")
+    if not isinstance(columns, list) or not isinstance(kinds, dict) or not isinstance(lits, list):
+        raise ValueError("binarizer: expected 'columns', 'kinds' and 'literals'")
+    if len(lits) != n:
+        raise ValueError(f"binarizer.literals: {len(lits)} literals but 'features' lists {n} "
+                         "binary columns")
+    categories = d.get("categories") or {}
+    for c in columns:
+        kind = kinds.get(c) if isinstance(c, str) else None
+        if kind not in ("binary", "categorical", "numeric"):
+            raise ValueError(f"binarizer.kinds: column {c!r:.40} has no known kind (binary, "
+                             "categorical or numeric)")
+        if kind != "numeric" and not isinstance(categories.get(c), list):
+            raise ValueError(f"binarizer.categories: the {kind} column {c!r:.40} has no list "
+                             "of categories")
+    for j, lit in enumerate(lits):
+        where = f"binarizer.literals[{j}]"
+        if not isinstance(lit, dict) or lit.get("feature") not in columns:
+            raise ValueError(f"{where}: its feature is not one of the binarizer's columns")
+        op, value = lit.get("op"), lit.get("value")
+        if op not in OPERATORS:
+            raise ValueError(f"{where}: unknown operator {op!r:.40} (known: "
+                             + ", ".join(OPERATORS) + ")")
+        if op in ("<=", ">") and (kinds.get(lit["feature"]) != "numeric" or not isinstance(
+                value, (int, float)) or isinstance(value, bool) or not np.isfinite(value)):
+            raise ValueError(f"{where}: {op} needs a numeric column and a finite threshold, "
+                             f"got {value!r:.40}")
+
+
+def _check_columns(model, n: int) -> None:
+    """Every literal of ``model`` indexes one of the ``n`` binary columns."""
+    if isinstance(model, RuleSet):
+        parts = [(f"clauses[{k}]", c) for k, c in enumerate(model.clauses)]
+    else:
+        parts = [(f"rules[{k}].antecedent", a.literals) for k, a in enumerate(model.antecedents)]
+    for where, lits in parts:
+        if lits is None:
+            raise ValueError(f"model.{where}: no literal definition (an antecedent read from "
+                             "CORELS files cannot be applied to new data)")
+        for i, (j, _) in enumerate(lits):
+            if j >= n:
+                raise ValueError(f"model.{where}: literal {i} reads column {j}, but the file "
+                                 f"defines {n} binary columns ('features')")
 
 
 def from_document(doc: dict, source: str = "the document") -> "SavedModel":
+    """The :class:`SavedModel` of a model document, checked against its schema: two class
+    labels, literals over the document's binary columns with 0/1 values, known operators
+    (``ValueError`` naming ``source`` and the field)."""
     if not isinstance(doc, dict) or doc.get("format") != FORMAT:
         got = doc.get("format") if isinstance(doc, dict) else type(doc).__name__
         raise ValueError(f"{source} is not a rulecert model file (format {got!r}, expected "
@@ -218,21 +316,31 @@ def from_document(doc: dict, source: str = "the document") -> "SavedModel":
         raise ValueError(f"{source} has model format version {doc.get('version')!r}; this "
                          f"rulecert reads version {VERSION}")
     try:
+        classes = _check_classes(doc.get("classes"))
+        names = _check_features(doc.get("features"))
         md = doc["model"]
-        cls = _MODELS.get(md.get("type"))
+        cls = _MODELS.get(md.get("type")) if isinstance(md, dict) else None
         if cls is None:
-            raise ValueError(f"{source}: unknown model type {md.get('type')!r}")
-        model = cls.from_dict(md)
+            raise ValueError(f"model: unknown model type "
+                             f"{md.get('type') if isinstance(md, dict) else md!r:.40}")
+        try:
+            model = cls.from_dict(md)
+        except ValueError as exc:
+            raise ValueError(f"model: {exc}") from None
+        _check_columns(model, len(names))
         binarizer = None
         if doc.get("binarizer") is not None:
             from .mining.binarize import FeatureBinarizer
+            _check_binarizer(doc["binarizer"], len(names))
             binarizer = FeatureBinarizer.from_dict(doc["binarizer"])
-        features = doc["features"]
-        classes = list(doc["classes"])
+        meta = doc.get("meta", {})
+        if not isinstance(meta, dict):
+            raise ValueError("meta: expected an object")
     except (KeyError, TypeError, AttributeError) as exc:
         raise ValueError(f"{source}: malformed rulecert model file ({exc!r})") from None
-    return SavedModel(model, binarizer, [f["text"] for f in features], classes,
-                      doc.get("meta", {}), doc)
+    except ValueError as exc:
+        raise ValueError(f"{source}: {exc}") from None
+    return SavedModel(model, binarizer, names, classes, meta, doc)
 
 
 class SavedModel:

@@ -35,6 +35,15 @@ def _one_line_warning(message, category, filename, lineno, file=None, line=None)
     print(f"rulecert: warning: {message}", file=file or sys.stderr, flush=True)
 
 
+def _drop_stdout() -> None:
+    """Point stdout at /dev/null, so that flushing it at exit does not fail again."""
+    import os
+    try:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):
+        pass
+
+
 def main(argv=None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -46,13 +55,24 @@ def main(argv=None) -> int:
     warnings.showwarning = _one_line_warning
     try:
         from ._plot import check_plot_path
-        from ._run import EXIT_INTERRUPTED
+        from ._run import (EXIT_INTERRUPTED, announce_compile, check_output_paths, os_error_text,
+                           value_error_text)
         from ..monitor import catch_interrupt
+        check_output_paths(args)
         check_plot_path(args)
-        with catch_interrupt():
+        with catch_interrupt(), announce_compile(args):
             return int(args.func(args) or 0)
-    except (ValueError, FileNotFoundError) as exc:
-        print(f"rulecert {args.command}: error: {exc}", file=sys.stderr)
+    except BrokenPipeError:         # the reader of the output went away (| head): no message
+        _drop_stdout()
+        return 1
+    except OSError as exc:          # permissions, a folder for a file, a full disk, ...
+        print(f"rulecert {args.command}: error: {os_error_text(exc, args)}", file=sys.stderr)
+        return 2
+    except ValueError as exc:
+        print(f"rulecert {args.command}: error: {value_error_text(exc, args)}", file=sys.stderr)
+        return 2
+    except MemoryError as exc:
+        print(f"rulecert {args.command}: error: out of memory: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:       # a second Ctrl-C: abort without a result
         print(f"rulecert {args.command}: aborted", file=sys.stderr)

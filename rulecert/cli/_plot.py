@@ -33,5 +33,8 @@ def write_plot(args, certificates, labels=None) -> None:
     from .. import plotting
     ax = plotting.plot_history(list(certificates), labels=labels)
     ax.set_title(f"rulecert {args.command}: " + ax.get_title(), fontsize=9)
-    plotting.save(ax, path)
+    try:
+        plotting.save(ax, path)
+    except OSError as exc:           # a full disk fails at the write, where no path is named
+        raise OSError(exc.errno, exc.strerror, str(path)) from None
     print(f"history plot written to {path}", file=sys.stderr)

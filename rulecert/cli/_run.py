@@ -9,10 +9,18 @@ reports a SIGINT); a second Ctrl-C aborts at once (exit 130, no result).  A memo
 on by default (``--memory-limit-mb``: ``auto``, a number of MB, or ``none``/``0`` for no
 cap); a run it stops is a result (termination ``memory_limit``), not an error.  Warnings are
 printed as one line (``rulecert: warning: ...``).
+
+Checks ``main`` makes for every subcommand: the output paths of the parsed arguments before
+any work (:func:`check_output_paths`); an OS error is one line naming the path
+(:func:`os_error_text`), exit 2; the first compile of the numba kernels is announced
+(:func:`announce_compile`).
 """
 from __future__ import annotations
 
 import argparse
+import contextlib
+import os
+import sys
 
 EXIT_INTERRUPTED = 130
 
@@ -89,3 +97,114 @@ def interrupted(*certificates) -> bool:
 def exit_code(*certificates) -> int:
     """130 when the run was interrupted (see :func:`interrupted`), else 0."""
     return EXIT_INTERRUPTED if interrupted(*certificates) else 0
+
+
+OUTPUT_FILES = {"plot": "--plot", "save_model": "--save-model", "out": "--out"}
+"""Arguments (dest: flag) that name a file a subcommand writes."""
+OUTPUT_FOLDERS = {"results": "--results", "plots": "--plots"}
+"""Arguments that name a folder a subcommand writes into (made when missing); ``report``
+only reads ``--results``."""
+
+
+def _check_output(flag: str, path: str, folder: bool) -> None:
+    from pathlib import Path
+    import tempfile
+    p = Path(os.path.expanduser(str(path))).absolute()
+
+    def fail(reason):
+        raise ValueError(f"{flag} '{path}': {reason}")
+
+    if p.is_dir() and not folder:
+        fail("is a folder; give a file name")
+    if folder and p.exists() and not p.is_dir():
+        fail("is a file, not a folder")
+    where = p if folder else p.parent
+    while folder and where != where.parent and not where.exists():
+        where = where.parent                    # the folder is made: its nearest ancestor
+    if not where.exists():
+        fail(f"the folder {where} does not exist")
+    if not where.is_dir():
+        fail(f"{where} is not a folder")
+    try:
+        tempfile.TemporaryFile(dir=where).close()
+    except OSError as exc:
+        fail(f"cannot write in the folder {where}: {exc.strerror or exc}")
+    if not folder and p.exists() and not os.access(p, os.W_OK):
+        fail("the file is read-only")
+
+
+def check_output_paths(args) -> None:
+    """Every output path of the parsed ``args`` (:data:`OUTPUT_FILES`,
+    :data:`OUTPUT_FOLDERS`) is writable before any work: its folder exists and takes a file
+    (a folder to be made: its nearest existing ancestor), a file is not a folder."""
+    for dest, flag in OUTPUT_FILES.items():
+        if getattr(args, dest, None):
+            _check_output(flag, getattr(args, dest), folder=False)
+    for dest, flag in OUTPUT_FOLDERS.items():
+        if getattr(args, dest, None) and not (dest == "results" and args.command == "report"):
+            _check_output(flag, getattr(args, dest), folder=True)
+
+
+PATH_ARGUMENTS = {"data": "--data", "model": "--model", "study": "STUDY", **OUTPUT_FILES,
+                  **OUTPUT_FOLDERS}
+"""Arguments that name a file or folder, by which an OS error names its path."""
+
+
+def os_error_text(exc: OSError, args) -> str:
+    """``<what> '<path>': <reason>`` of an OS error: ``<what>`` the option whose value is the
+    path (``--data``), else ``file``; the error's own text when it names no path."""
+    path = exc.filename
+    if path is None:
+        return str(exc)
+    path = os.fsdecode(path)
+    what, full = "file", os.path.abspath(path)
+    for dest, flag in PATH_ARGUMENTS.items():
+        value = getattr(args, dest, None)
+        if isinstance(value, str) and value:
+            v = os.path.abspath(os.path.expanduser(value))
+            if full == v or full.startswith((v + os.sep, v + ".")):   # a folder's, a stem's
+                what = flag
+                break
+    return f"{what} '{path}': {exc.strerror or exc}"
+
+
+def value_error_text(exc: ValueError, args) -> str:
+    """The text of a ``ValueError``; a file that is not text or not a table (a decoding or
+    pandas parsing error, which names no file) is named as ``--data '<path>'``."""
+    data = getattr(args, "data", None)
+    if data and isinstance(exc, UnicodeDecodeError):
+        return f"--data '{data}': not UTF-8 text ({exc.reason} at byte {exc.start})"
+    if data and type(exc).__module__.startswith("pandas"):
+        return f"--data '{data}': not a CSV table ({str(exc).strip()})"
+    return str(exc)
+
+
+NO_KERNELS = ("predict", "report")
+"""Subcommands that run no compiled kernel (nothing to announce, numba not imported)."""
+
+
+@contextlib.contextmanager
+def announce_compile(args):
+    """One stderr line when a numba kernel is compiled (its on-disk cache is cold: the first
+    run after an install or an upgrade), at the start of the first compile of the command;
+    nothing with ``--quiet``."""
+    if args.command in NO_KERNELS or getattr(args, "quiet", False):
+        yield
+        return
+    from numba.core import event
+
+    class Announce(event.Listener):
+        said = False
+
+        def on_start(self, ev):
+            if not self.said:
+                self.said = True
+                print("rulecert: compiling the search kernels (the first run after an install; "
+                      "cached for later runs), this can take a minute", file=sys.stderr,
+                      flush=True)
+
+        def on_end(self, ev):
+            pass
+
+    with event.install_listener("numba:compile", Announce()):
+        yield

@@ -185,7 +185,7 @@ def run(args) -> int:
 
     from ._data import class_labels, save_model_if_asked
     from ._plot import write_plot
-    from ._run import exit_code, interrupted, progress
+    from ._run import interrupted, progress
     Xb, y, names, desc = load_binary_data(args)
     clf = build_estimator(args, progress(args))
     grid = list(args.complexity_bound)
@@ -210,10 +210,19 @@ def run(args) -> int:
     ruleset, cert = clf.ruleset_, clf.certificate_
     C = getattr(clf, "complexity_bound_", grid[0])
     cv = getattr(clf, "cv_results_", None)
-    s = cert.stats
-    write_plot(args, [cert])
     labels = class_labels(args)
-    save_model_if_asked(args, ruleset, complexity_bound=C, certificate=cert.to_dict())
+    try:
+        return _print_result(args, desc, y, names, ruleset, cert, C, cv, labels)
+    finally:    # the files after the result: a write that fails (a full disk) loses no result
+        write_plot(args, [cert])
+        save_model_if_asked(args, ruleset, complexity_bound=C, certificate=cert.to_dict())
+
+
+def _print_result(args, desc, y, names, ruleset, cert, C, cv, labels) -> int:
+    import numpy as np
+
+    from ._run import exit_code
+    s = cert.stats
     if args.json:
         d = {"data": desc, "complexity_bound": C, "ruleset": ruleset.to_dict(),
              "rules_text": ruleset.to_text(labels=labels), "certificate": cert.to_dict()}

@@ -47,10 +47,6 @@ def run(args) -> int:
 
     if getattr(args, "plot", None):
         raise ValueError("--plot does not apply to predict (no solver runs)")
-    if args.out is not None:
-        parent = os.path.dirname(os.path.abspath(os.path.expanduser(args.out)))
-        if not os.path.isdir(parent):
-            raise ValueError(f"--out {args.out}: the folder {parent} does not exist")
     saved = load_model(args.model)
     path = os.path.expanduser(args.data)
     if not os.path.exists(path):
@@ -82,8 +78,8 @@ def run(args) -> int:
     elif args.out is not None:
         try:
             out.to_csv(os.path.expanduser(args.out), index=False)
-        except OSError as exc:
-            raise ValueError(f"--out {args.out}: {exc.strerror}") from None
+        except OSError as exc:       # a full disk fails at the write, where no path is named
+            raise OSError(exc.errno, exc.strerror, args.out) from None
         print(f"{len(out)} predictions written to {args.out}", file=sys.stderr)
     else:
         out.to_csv(sys.stdout, index=False)

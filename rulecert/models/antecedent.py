@@ -132,9 +132,46 @@ class Antecedent:
                 "literals": None if self.literals is None else [list(l) for l in self.literals]}
 
     @classmethod
-    def from_dict(cls, d: dict) -> "Antecedent":
+    def from_dict(cls, d: dict, where: str = "antecedent") -> "Antecedent":
+        """The antecedent of :meth:`to_dict`, checked (``ValueError`` naming the field
+        ``where``.name / .literals[i])."""
+        if not isinstance(d, dict) or not isinstance(d.get("name"), str):
+            raise ValueError(f"{where}: expected an object with a text 'name', got {d!r:.80}")
         lits = d.get("literals")
-        return cls(d["name"], None if lits is None else tuple((int(j), int(v)) for j, v in lits))
+        if lits is None:
+            return cls(d["name"], None)
+        if not isinstance(lits, list):
+            raise ValueError(f"{where}.literals: expected a list of [column, value] pairs")
+        return cls(d["name"], tuple(literal_from_json(l, f"{where}.literals[{i}]")
+                                    for i, l in enumerate(lits)))
+
+
+def integer_from_json(x, where: str, low: int = 0, high: int | None = None) -> int:
+    """An integer of a JSON document in ``[low, high]`` (``high`` None: no upper end): 4.7,
+    true or "3" is not an integer and -1 is not an index (``ValueError`` naming ``where``)."""
+    if not isinstance(x, Integral) or isinstance(x, bool) or x < low or (
+            high is not None and x > high):
+        want = f"an integer >= {low}" if high is None else f"an integer in [{low}, {high}]"
+        raise ValueError(f"{where}: expected {want}, got {x!r:.40}")
+    return int(x)
+
+
+def list_from_json(d: dict, key: str, default=None) -> list:
+    """``d[key]``, a list (``default`` when absent and a default is given), else ``ValueError``
+    naming the field."""
+    v = d[key] if default is None else d.get(key, default)
+    if not isinstance(v, list):
+        raise ValueError(f"{key}: expected a list, got {type(v).__name__}")
+    return v
+
+
+def literal_from_json(lit, where: str) -> tuple[int, int]:
+    """A literal ``[column, value]`` of a JSON document: ``column`` an index (an integer
+    >= 0), ``value`` 0 or 1 (``ValueError`` naming ``where``)."""
+    if not isinstance(lit, (list, tuple)) or len(lit) != 2:
+        raise ValueError(f"{where}: a literal is a pair [column, value], got {lit!r:.40}")
+    return (integer_from_json(lit[0], f"{where} column"),
+            integer_from_json(lit[1], f"{where} value", 0, 1))
 
 
 class OrderedRules:

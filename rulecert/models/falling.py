@@ -37,10 +37,17 @@ from typing import Sequence
 
 import numpy as np
 
-from .antecedent import Antecedent, OrderedRules
+from .antecedent import Antecedent, OrderedRules, integer_from_json, list_from_json
 from .rulelist import RuleList, _label_text
 
 KINDS = ("falling", "softly_falling")
+
+
+def _number(x, where: str) -> float:
+    """A real number of a JSON document (``ValueError`` naming ``where``)."""
+    if not isinstance(x, (int, float)) or isinstance(x, bool):
+        raise ValueError(f"{where}: expected a number, got {x!r:.40}")
+    return float(x)
 
 
 @dataclasses.dataclass
@@ -189,12 +196,18 @@ class FallingRuleList(OrderedRules):
 
     @classmethod
     def from_dict(cls, d: dict) -> "FallingRuleList":
-        if d.get("type") != "FallingRuleList":
+        if not isinstance(d, dict) or d.get("type") != "FallingRuleList":
             raise ValueError(f"not a FallingRuleList document (type={d.get('type')!r})")
-        probs = [r["probability"] for r in d["rules"]] + [d["else_probability"]]
-        return cls([Antecedent.from_dict(r["antecedent"]) for r in d["rules"]], probs,
-                   [tuple(c) for c in d.get("counts", [])], d["w"], d.get("indices", []),
-                   d.get("kind", "falling"), d.get("proportions", []))
+        rules = list_from_json(d, "rules")
+        probs = [_number(r["probability"], f"rules[{k}].probability")
+                 for k, r in enumerate(rules)]
+        probs.append(_number(d["else_probability"], "else_probability"))
+        return cls([Antecedent.from_dict(r["antecedent"], f"rules[{k}].antecedent")
+                    for k, r in enumerate(rules)], probs,
+                   [tuple(c) for c in list_from_json(d, "counts", [])], _number(d["w"], "w"),
+                   [integer_from_json(i, f"indices[{k}]")
+                    for k, i in enumerate(list_from_json(d, "indices", []))],
+                   d.get("kind", "falling"), list_from_json(d, "proportions", []))
 
     @classmethod
     def from_json(cls, s: str) -> "FallingRuleList":

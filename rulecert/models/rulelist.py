@@ -18,7 +18,7 @@ from typing import Sequence
 
 import numpy as np
 
-from .antecedent import Antecedent, OrderedRules
+from .antecedent import Antecedent, OrderedRules, integer_from_json, list_from_json
 
 
 @dataclasses.dataclass
@@ -130,11 +130,17 @@ class RuleList(OrderedRules):
 
     @classmethod
     def from_dict(cls, d: dict) -> "RuleList":
-        if d.get("type") != "RuleList":
+        if not isinstance(d, dict) or d.get("type") != "RuleList":
             raise ValueError(f"not a RuleList document (type={d.get('type')!r})")
-        return cls([Antecedent.from_dict(r["antecedent"]) for r in d["rules"]],
-                   [r["prediction"] for r in d["rules"]], d["default"],
-                   d.get("indices", []), [tuple(c) for c in d.get("counts", [])])
+        rules = list_from_json(d, "rules")
+        return cls([Antecedent.from_dict(r["antecedent"], f"rules[{k}].antecedent")
+                    for k, r in enumerate(rules)],
+                   [integer_from_json(r["prediction"], f"rules[{k}].prediction", 0, 1)
+                    for k, r in enumerate(rules)],
+                   integer_from_json(d["default"], "default", 0, 1),
+                   [integer_from_json(i, f"indices[{k}]")
+                    for k, i in enumerate(list_from_json(d, "indices", []))],
+                   [tuple(c) for c in list_from_json(d, "counts", [])])
 
     @classmethod
     def from_json(cls, s: str) -> "RuleList":

@@ -40,7 +40,7 @@ from typing import Sequence
 import numpy as np
 
 from ..checks import check_binary_matrix
-from .antecedent import AND, OR, negated_text
+from .antecedent import AND, OR, list_from_json, literal_from_json, negated_text
 from .rulelist import _label_text, label_consistent_probability
 
 FORMS = ("dnf", "cnf")
@@ -250,10 +250,19 @@ class RuleSet:
 
     @classmethod
     def from_dict(cls, d: dict) -> "RuleSet":
-        if d.get("type") != "RuleSet":
+        if not isinstance(d, dict) or d.get("type") != "RuleSet":
             raise ValueError(f"not a RuleSet document (type={d.get('type')!r})")
-        return cls([tuple(tuple(l) for l in c) for c in d["clauses"]], d.get("form", "dnf"),
-                   d.get("feature_names"), [tuple(c) for c in d.get("counts", [])])
+        clauses = list_from_json(d, "clauses")
+        for k, c in enumerate(clauses):
+            if not isinstance(c, list):
+                raise ValueError(f"clauses[{k}]: expected a list of [column, value] pairs")
+        names = d.get("feature_names")
+        if names is not None and not (isinstance(names, list)
+                                      and all(isinstance(n, str) for n in names)):
+            raise ValueError("feature_names: expected a list of texts or null")
+        return cls([tuple(literal_from_json(l, f"clauses[{k}][{i}]") for i, l in enumerate(c))
+                    for k, c in enumerate(clauses)], d.get("form", "dnf"), names,
+                   [tuple(c) for c in list_from_json(d, "counts", [])])
 
     @classmethod
     def from_json(cls, s: str) -> "RuleSet":

@@ -149,6 +149,10 @@ def _n_clauses(st, budget: float | None, ub: float) -> float:
     return n
 
 
+KNAPSACK_CELLS = 1 << 22
+"""Largest table :func:`knapsack_bound` fills (32 MB of float64); above it, bound (1)."""
+
+
 def knapsack_bound(st, duals: Duals, classes: list, ub: float, items=()) -> float:
     """Bound (1) of the module doc at ``duals.lam`` by clause class: ``classes`` holds
     ``(c_min, z)`` for disjoint classes of non-empty clauses (by length), ``z`` a proven lower
@@ -167,8 +171,14 @@ def knapsack_bound(st, duals: Duals, classes: list, ub: float, items=()) -> floa
     if st.C is None:
         zs = [z for _, z in classes] + [rc for rc, _ in items]
         return lagrangian_bound(st, duals, min(zs), ub)
-    room = int(math.floor(st.C + 1e-9))
-    ncap = int(min(room, cap))
+    # A rule set of least objective needs no clause that is not the only cover of some
+    # positive group (dropping it costs nothing), so it holds at most |P| clauses, each of
+    # complexity <= D + 1: the table is sized by what the data can use, not by C alone.
+    ncap = int(min(math.floor(st.C + 1e-9), cap, len(st.P)))
+    room = int(min(math.floor(st.C + 1e-9), ncap * (st.D + 1)))
+    if (room + 1) * (ncap + 1) > KNAPSACK_CELLS:     # too large a table: bound (1) instead
+        zs = [z for _, z in classes] + [rc for rc, _ in items]
+        return st.round_bound(duals.lagrangian + ncap * min([0.0, *zs]))
     # V[r, n]: the least clause term over at most n clauses of total complexity <= r
     V = np.zeros((room + 1, ncap + 1))
     for c, z in classes:                       # a class: as many clauses as fit, each >= z
