@@ -35,7 +35,6 @@ version = release
 
 extensions = [
     "sphinx.ext.autodoc",
-    "sphinx.ext.autosummary",
     "sphinx.ext.napoleon",
     "sphinx.ext.mathjax",
     "sphinxarg.ext",
@@ -44,7 +43,6 @@ extensions = [
 
 source_suffix = {".rst": "restructuredtext", ".md": "myst-nb", ".ipynb": "myst-nb"}
 exclude_patterns = ["_build", "**.ipynb_checkpoints"]
-templates_path = ["_templates"]
 root_doc = "index"
 
 # -- the theme ------------------------------------------------------------------------------
@@ -61,10 +59,7 @@ nb_execution_raise_on_error = True  # a learner's page (execution_mode: force) f
 nb_execution_timeout = 120
 nb_merge_streams = True
 
-# -- API reference ----------------------------------------------------------------------------
-autosummary_generate = True
-autosummary_ignore_module_all = False
-autosummary_imported_members = True
+# -- API reference: a page per module that declares __all__ (api/*.rst, ``.. rulecert-api::``) --
 autodoc_typehints = "signature"
 autodoc_member_order = "bysource"
 autoclass_content = "class"
@@ -166,6 +161,34 @@ class ModuleList(SphinxDirective):
         return out
 
 
+class ModuleAPI(SphinxDirective):
+    """``.. rulecert-api:: MODULE``: the module's docstring, then every name of its ``__all__``
+    (classes with their documented members, functions, constants), all on the one page."""
+
+    required_arguments = 1
+
+    def run(self):
+        import importlib
+        import inspect
+        modname = self.arguments[0]
+        module = importlib.import_module(modname)
+        groups = {"Classes": [], "Functions": [], "Constants": []}
+        for name in module.__all__:
+            obj = getattr(module, name)
+            if inspect.isclass(obj):
+                kind = "exception" if issubclass(obj, BaseException) else "class"
+                groups["Classes"].append(f".. auto{kind}:: {name}\n   :members:")
+            elif inspect.isroutine(obj):
+                groups["Functions"].append(f".. autofunction:: {name}")
+            else:
+                groups["Constants"].append(f".. autodata:: {name}")
+        text = [f".. automodule:: {modname}\n   :no-members:", f".. currentmodule:: {modname}"]
+        for title, items in groups.items():
+            if items:
+                text += [f".. rubric:: {title}", *items]
+        return self.parse_text_to_nodes("\n\n".join(text) + "\n")
+
+
 # -- docstrings of public names -------------------------------------------------------------------
 
 # Public names whose docstring is missing, in files their owners are editing now (fix there,
@@ -222,7 +245,7 @@ def _skip(app, what, name, obj, skip, options):
 
 
 # One object exported under several public names (rulecert.RuleList is rulecert.models.RuleList)
-# gets a page per name; each page registers the same canonical name, which Sphinx would report as
+# is documented on each module's page; each registers the same canonical name, which Sphinx would report as
 # a duplicate description.  The canonical name is kept once; real duplicates still warn.
 from sphinx.domains.python import PythonDomain  # noqa: E402
 
@@ -240,6 +263,7 @@ PythonDomain.note_object = _note_object_once
 
 def setup(app):
     app.add_directive("rulecert-modules", ModuleList)
+    app.add_directive("rulecert-api", ModuleAPI)
     app.connect("autodoc-process-docstring", _docstrings, priority=400)
     app.connect("autodoc-process-docstring", _attribute_text, priority=600)
     app.connect("autodoc-skip-member", _skip)
