@@ -3,16 +3,14 @@
 Build: ``pip install ".[docs]" && sphinx-build -W -n --keep-going docs docs/_build/html``
 (``tests/test_docs.py`` runs the same build).  The notebooks under ``notebooks/`` are rendered
 from their committed outputs, never run; the learners' pages under ``user_guide/`` run their
-examples in every build.
+examples in every build (``example-cell``: in this process, no kernel).
 """
-import os
 import sys
 from pathlib import Path
 
 DOCS = Path(__file__).resolve().parent
 ROOT = DOCS.parent
 sys.path.insert(0, str(ROOT))          # the checkout's rulecert, installed or not
-os.environ.setdefault("PYTHONPATH", str(ROOT))  # and the learners' pages' kernels too
 
 import rulecert  # noqa: E402
 
@@ -55,9 +53,6 @@ html_static_path = []
 myst_enable_extensions = ["dollarmath", "amsmath", "colon_fence"]
 myst_heading_anchors = 4
 nb_execution_mode = "off"          # the notebooks: their committed outputs, never re-run
-nb_execution_raise_on_error = True  # a learner's page (execution_mode: force) fails the build
-nb_execution_timeout = 120
-nb_merge_streams = True
 
 # -- API reference: a page per module that declares __all__ (api/*.rst, ``.. rulecert-api::``) --
 autodoc_typehints = "signature"
@@ -189,6 +184,36 @@ class ModuleAPI(SphinxDirective):
         return self.parse_text_to_nodes("\n\n".join(text) + "\n")
 
 
+class ExampleCell(SphinxDirective):
+    """``example-cell``: Python code run when the page is read, shown with what it printed (stdout
+    and stderr).  The cells of a page share one namespace, in order; an exception fails the build.
+    Run here rather than in a Jupyter kernel per page: rulecert is imported once for all."""
+
+    has_content = True
+    optional_arguments = 1     # the language, as a code-cell's: python
+
+    def run(self):
+        import contextlib
+        import io
+        import traceback
+        from sphinx.util import logging
+        code = "\n".join(self.content) + "\n"
+        namespace = self.env.temp_data.setdefault("example-cell", {"__name__": "__main__"})
+        printed = io.StringIO()
+        try:
+            with contextlib.redirect_stdout(printed), contextlib.redirect_stderr(printed):
+                exec(compile(code, self.get_source_info()[0], "exec"), namespace)
+        except Exception:  # noqa: BLE001 (reported: fails the build under -W)
+            logging.getLogger(__name__).warning("example-cell raised:\n%s", traceback.format_exc(),
+                                                location=self.get_location())
+        source = nodes.literal_block(code, code, language="python")
+        cell = nodes.container("", nodes.container("", source, classes=["cell_input"]), classes=["cell"])
+        if printed.getvalue():
+            out = nodes.literal_block(printed.getvalue(), printed.getvalue(), language="none")
+            cell += nodes.container("", out, classes=["cell_output"])
+        return [cell]
+
+
 # -- docstrings of public names -------------------------------------------------------------------
 
 # Public names whose docstring is missing, in files their owners are editing now (fix there,
@@ -264,6 +289,7 @@ PythonDomain.note_object = _note_object_once
 def setup(app):
     app.add_directive("rulecert-modules", ModuleList)
     app.add_directive("rulecert-api", ModuleAPI)
+    app.add_directive("example-cell", ExampleCell)
     app.connect("autodoc-process-docstring", _docstrings, priority=400)
     app.connect("autodoc-process-docstring", _attribute_text, priority=600)
     app.connect("autodoc-skip-member", _skip)
