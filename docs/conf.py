@@ -46,7 +46,9 @@ root_doc = "index"
 # -- the theme ------------------------------------------------------------------------------
 html_theme = "pydata_sphinx_theme"
 html_title = f"rulecert {release}"
-html_theme_options = {"navigation_with_keys": False, "show_toc_level": 2}
+html_theme_options = {"navigation_with_keys": False, "show_toc_level": 2,
+                      # the sidebar: the current section's pages only (each page renders it)
+                      "collapse_navigation": True, "navigation_depth": 2}
 html_static_path = []
 
 # -- MyST and notebooks -------------------------------------------------------------------------
