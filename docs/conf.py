@@ -15,7 +15,9 @@ sys.path.insert(0, str(ROOT))          # the checkout's rulecert, installed or n
 import rulecert  # noqa: E402
 
 # The notebooks and the benchmark pages live outside docs/: copied in at each build (ignored by
-# git) so that their relative links resolve as on the repository's own pages.
+# git) so that their relative links resolve as on the repository's own pages (symbolic links
+# would not do: Sphinx resolves them, and the links then point outside docs/).  The test builds
+# from a copy of docs/, so it never writes here.
 import shutil  # noqa: E402
 
 for _src, _dst, _glob in ((ROOT / "notebooks", DOCS / "notebooks", "[0-9][0-9]_*.ipynb"),

@@ -8,6 +8,7 @@ documenting every name of it."""
 import ast
 import os
 import pathlib
+import shutil
 import subprocess
 import sys
 
@@ -38,11 +39,18 @@ def _public_names():
 
 @pytest.fixture(scope="module")
 def built_site(tmp_path_factory):
+    """The site built from a copy of docs/ beside links to notebooks/ and experiments/ (conf.py
+    copies the notebooks and the benchmark pages into its own folder): nothing is written into
+    the checkout."""
     out = tmp_path_factory.mktemp("docs")
+    shutil.copytree(ROOT / "docs", out / "src" / "docs",
+                    ignore=shutil.ignore_patterns("_build", "notebooks", "benchmarks", "__pycache__"))
+    for name in ("notebooks", "experiments"):
+        (out / "src" / name).symlink_to(ROOT / name, target_is_directory=True)
     env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
     proc = subprocess.run(
         [sys.executable, "-m", "sphinx", "-E", "-W", "-n", "--keep-going", "-q", "-b", "html",
-         "-d", str(out / "doctrees"), str(ROOT / "docs"), str(out / "html")],
+         "-d", str(out / "doctrees"), str(out / "src" / "docs"), str(out / "html")],
         cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
     return proc, out / "html"
 
