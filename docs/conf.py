@@ -206,9 +206,10 @@ class ExampleCell(SphinxDirective):
         printed = io.StringIO()
         try:
             with contextlib.redirect_stdout(printed), contextlib.redirect_stderr(printed):
-                exec(compile(code, self.get_source_info()[0], "exec"), namespace)
-        except Exception:  # noqa: BLE001 (reported: fails the build under -W)
-            logging.getLogger(__name__).warning("example-cell raised:\n%s", traceback.format_exc(),
+                exec(compile(code, "<example-cell>", "exec"), namespace)
+        except Exception as exc:  # noqa: BLE001 (reported: fails the build under -W)
+            trace = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__.tb_next))
+            logging.getLogger(__name__).warning("example-cell raised:\n%s", trace,
                                                 location=self.get_location())
         source = nodes.literal_block(code, code, language="python")
         cell = nodes.container("", nodes.container("", source, classes=["cell_input"]), classes=["cell"])
