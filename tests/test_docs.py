@@ -37,12 +37,10 @@ def _public_names():
     return out
 
 
-@pytest.fixture(scope="module")
-def built_site(tmp_path_factory):
+def _build_site(out):
     """The site built from a copy of docs/ beside links to notebooks/ and experiments/ (conf.py
     copies the notebooks and the benchmark pages into its own folder): nothing is written into
     the checkout."""
-    out = tmp_path_factory.mktemp("docs")
     shutil.copytree(ROOT / "docs", out / "src" / "docs",
                     ignore=shutil.ignore_patterns("_build", "notebooks", "benchmarks", "__pycache__"))
     for name in ("notebooks", "experiments"):
@@ -52,12 +50,14 @@ def built_site(tmp_path_factory):
         [sys.executable, "-m", "sphinx", "-E", "-W", "-n", "--keep-going", "-q", "-b", "html",
          "-d", str(out / "doctrees"), str(out / "src" / "docs"), str(out / "html")],
         cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
-    return proc, out / "html"
-
-
-def test_site_builds_without_warnings_and_runs_the_learners_examples(built_site):
-    proc, html = built_site
     assert proc.returncode == 0, proc.stderr[-6000:]
+    return out / "html"
+
+
+# One test, one build: a module-scoped fixture would build once per pytest-xdist worker that
+# runs one of its tests.
+def test_site_builds_without_warnings_runs_the_examples_and_documents_every_public_name(tmp_path):
+    html = _build_site(tmp_path)
     for page in ("corels", "rulelist_mip", "falling", "brcg"):   # each example ran: its output
         text = (html / "user_guide" / f"{page}.html").read_text()
         assert "cell_output" in text and "proven optimal" in text, page
@@ -66,15 +66,11 @@ def test_site_builds_without_warnings_and_runs_the_learners_examples(built_site)
     assert all(f'id="{name}' in cli for name in SUBCOMMANDS), SUBCOMMANDS
     assert (html / "notebooks" / "05_reading_a_certificate.html").exists()
 
-
-def test_every_public_name_of_every_all_is_documented_on_its_module_page(built_site):
-    proc, html = built_site
-    assert proc.returncode == 0, proc.stderr[-2000:]
-    names = _public_names()
+    names = _public_names()   # every name of every __all__: its anchor on its module's page
     assert len(names) > 100
     pages = {}
     missing = []
-    for m, n in names:   # the object's anchor on its module's page
+    for m, n in names:
         page = html / "api" / f"{m}.html"
         if m not in pages:
             pages[m] = page.read_text() if page.exists() else ""
