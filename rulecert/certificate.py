@@ -94,7 +94,7 @@ class Certificate:
 
     @property
     def rel_gap(self) -> float:
-        """abs_gap / |objective| (0 when both are 0, ``inf`` without a solution)."""
+        """``abs_gap / |objective|`` (0 when both are 0, ``inf`` without a solution)."""
         g = self.abs_gap
         if g == 0.0:
             return 0.0

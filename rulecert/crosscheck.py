@@ -7,7 +7,7 @@ Both solvers minimize the same objective (``mistakes / N + c * rules``) over the
 lists.  They *agree* when
 
 * both proved optimality and their optimal objectives are equal -- compared exactly, as
-  ``mistakes * q + p * N * rules`` for ``c = p / q`` (:func:`~.rulelist.c_fraction`), so
+  ``mistakes * q + p * N * rules`` for ``c = p / q`` (:func:`~rulecert.mipmodels.rulelist.c_fraction`), so
   two different optimal lists with tied objectives agree, and the record says whether the
   mistakes and rule counts are identical too;
 * otherwise (a limit stopped one of them) each proven lower bound is at most the other's
@@ -21,7 +21,7 @@ computed from the CORELS incumbent (JMLR Theorem 6 / Corollary 5, refined with e
 points), so it solves the unrestricted problem exactly; with ``max_rules`` both solvers are
 restricted to lists of at most that many rules (CORELS through ``max_length``).
 
-Both halves run under one :func:`rulecert.monitor.catch_interrupt`: one Ctrl-C stops the half
+Both halves run under one ``rulecert.monitor.catch_interrupt``: one Ctrl-C stops the half
 that is running and the other one too (a MIP not yet started returns the CORELS list as its
 incumbent, without solving), both certificates then say ``interrupted``.
 """

@@ -402,7 +402,7 @@ class BooleanRuleCGCV(BooleanRuleCGClassifier):
     Parameters
     ----------
     complexity_bounds : sequence of float >= 1 (>= 2 without the empty clause) or None
-        The grid of ``C``; None: :data:`DEFAULT_GRID` (1, 2, 3, 4, 5, 10, 15, 25, 35; from 2
+        The grid of ``C``; None: ``DEFAULT_GRID`` (1, 2, 3, 4, 5, 10, 15, 25, 35; from 2
         without the empty clause).
     cv : int >= 2 or a cross-validation splitter / iterable of (train, test) indices
         An int gives that many stratified folds, shuffled and seeded by ``random_state``.

@@ -17,11 +17,11 @@ class RuleListMIPClassifier(BinaryRuleClassifier):
     certificate says whether the optimum is proven and whether ``max_rules`` is large enough
     for the result to be optimal among *all* rule lists (``certificate_.stats
     ["exact_for_unrestricted"]``).  X must be binary unless ``binarizer`` is given.
-    Antecedents are mined from the binary columns as in :class:`CorelsClassifier`: all
+    Antecedents are mined from the binary columns as in :class:`~rulecert.estimators.CorelsClassifier`: all
     conjunctions of up to ``max_card`` literals (with negations if ``negations``) whose
     support lies in [min_support, 1 - min_support]; identical capture vectors are merged.
     ``predict_proba`` gives each sample the training positive rate of the rule that classifies
-    it (as :class:`CorelsClassifier`, :meth:`rulecert.models.RuleList.predict_proba`);
+    it (as :class:`~rulecert.estimators.CorelsClassifier`, :meth:`rulecert.models.RuleList.predict_proba`);
     ``decision_function`` is that minus 1/2.
 
     Parameters

@@ -230,9 +230,9 @@ class RestrictedMaster:
         a time only from ``C = 6`` (complexity >= 2 each).  The fits of the simplest models
         (``C`` of 1 to 5, the start of a cross-validated path) otherwise ask HiGHS to branch
         over thousands of columns of which at most two can be chosen.  Returns a
-        :class:`~rulecert.mipmodels.highs.MipResult` (optimal; ties: the first selection in
+        ``MipResult`` (:mod:`rulecert.mipmodels.highs`; optimal; ties: the first selection in
         this order, then by column index), or None when more columns fit, the penalized form
-        has no ``C``, or more than :data:`SCAN_MAX_PAIRABLE` columns can pair."""
+        has no ``C``, or more than ``SCAN_MAX_PAIRABLE`` columns can pair."""
         if self.C is None or not self.n_columns:
             return None
         t0 = time.perf_counter()

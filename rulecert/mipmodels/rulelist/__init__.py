@@ -1,4 +1,4 @@
-"""An exact mixed-integer program of CORELS rule lists over pre-mined antecedents.
+"""An exact mixed-integer program of CORELS rule lists over pre-mined antecedents::
 
     from rulecert.mipmodels.rulelist import fit_rule_list_mip   # the same function as ``solve``
     rule_list, cert = fit_rule_list_mip(problem, c=0.01, max_rules=5, backend="highs")

@@ -104,14 +104,14 @@ def fit_rule_list_mip(problem, c: float, *, max_rules: int, backend: str = "high
     deterministic_time : CP-SAT's deterministic time limit (cpsat only).
     warm_start : None, "greedy", a prefix (antecedent indices) or a RuleList.
     cuts : True (the backend's ``DEFAULT_CUTS``), False, or a subset of ``CUT_FAMILIES``.
-    seed : solver random seed (default :data:`rulecert.limits.DEFAULT_SEED`).
+    seed : solver random seed (default ``rulecert.limits.DEFAULT_SEED``).
     threads : HiGHS threads / CP-SAT workers (default 2).
     length_bound : build only ``min(max_rules, L)`` positions, ``L`` the prefix-length bound
         from the best incumbent known before solving (exact; False keeps ``max_rules``
         positions, for measuring the formulation itself).
     callback : called with the progress info dict of :mod:`rulecert.monitor` at every
         history sample; returning True stops the run (``INTERRUPTED``).
-    memory_limit_mb : "auto" (the default cap, :func:`rulecert.limits.resolve_memory_limit_mb`),
+    memory_limit_mb : "auto" (the default cap, ``rulecert.limits.resolve_memory_limit_mb``),
         a number of MB, or None.  A model whose estimated size would pass the cap is not built
         (``MEMORY_LIMIT`` with the incumbent known before solving); a solve that reaches it
         is stopped (``MEMORY_LIMIT`` with the solver's incumbent and bound).

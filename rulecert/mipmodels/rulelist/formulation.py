@@ -162,7 +162,7 @@ class GroupData:
 
 
 def group_data(problem) -> GroupData:
-    """Aggregate ``problem`` by identical capture patterns (:attr:`RuleProblem.groups`)."""
+    """Aggregate ``problem`` by identical capture patterns (:attr:`rulecert.RuleProblem.groups`)."""
     patterns, _, pos, neg = problem.groups
     pos = np.asarray(pos)
     neg = np.asarray(neg)
@@ -666,7 +666,7 @@ class RuleListMIP:
             fh.write("".join(f"{mark} {line}\n" for line in legend) + body)
 
     def cpsat_scaling(self) -> tuple[Fraction, Fraction]:
-        """(c as used by CP-SAT, |c - that|): exact unless the scale would exceed 2**50."""
+        """``(c as used by CP-SAT, |c - that|)``: exact unless the scale would exceed 2**50."""
         cf = c_fraction(self.c)
         N = int(self.G.N)
         if cf.denominator * N * (self.K + 1) <= _CPSAT_MAX_SCALE:

@@ -257,7 +257,7 @@ def branch_and_bound(problem, program: str, w, C, C1=None, *, max_length: int | 
     FallingRuleList or antecedent-index prefix, e.g. the Monte-Carlo result) seeds the search.
     ``time_limit`` must be > 0 seconds; ``node_limit`` counts expansions (deterministic);
     ``memory_limit_mb`` caps the resident memory (``"auto"``: the default cap of
-    :func:`rulecert.limits.resolve_memory_limit_mb`; ``None``: none) and ``queue_limit`` the
+    ``rulecert.limits.resolve_memory_limit_mb``; ``None``: none) and ``queue_limit`` the
     open prefixes, both ending the search with ``MEMORY_LIMIT``.  ``callback`` receives the
     info dict of :mod:`rulecert.monitor` every ``history_every`` seconds and on every new
     incumbent (returning True stops: ``INTERRUPTED``); Ctrl-C stops the search the same way.

@@ -266,7 +266,7 @@ def children(params: FallingParams, n: int, cp_all, cn_all, RP: int, RN: int, co
     """Evaluate every child of a prefix at once.
 
     ``state`` is (pl, ql), the last rule's counts, for FRL ((1, 0) at the root) and alpha_min
-    for softFRL (1.0 at the root).  ``refine`` adds :func:`frl_rule_count_tail` to the FRL
+    for softFRL (1.0 at the root).  ``refine`` adds ``frl_rule_count_tail`` to the FRL
     bound (used by the exact search; the Monte-Carlo search uses Theorem 4.6 as published).
     """
     w, C = params.w, params.C
@@ -309,7 +309,7 @@ def prefix_bound(problem, prefix, program: str = "frl", w: float = 7.0, C: float
     the antecedent prefix ``prefix`` (indices into ``problem``); for FRL, ``prefix`` must be
     feasible (Proposition 4.2), as in the searches.  Every rule of ``prefix`` must capture at
     least one sample (compatibility), else ``ValueError``.  This is the bound of the paper; the
-    exact search sharpens the FRL one further (:func:`frl_rule_count_tail`).
+    exact search sharpens the FRL one further (``frl_rule_count_tail``).
     """
     params = make_params(program, w, C, C1)
     n = problem.n_samples

@@ -1,8 +1,8 @@
 """Pricing for Boolean rule-set column generation: find clauses of negative reduced cost.
 
-Reduced cost of a clause ``k`` (a conjunction of ``|k|`` binary features, 1 <= |k| <= D)
+Reduced cost of a clause ``k`` (a conjunction of ``|k|`` binary features, ``1 <= |k| <= D``)
 given the master duals (``mu_g`` for the cover rows, ``lambda`` for the complexity row),
-aggregated over groups ``g`` of identical samples:
+aggregated over groups ``g`` of identical samples::
 
     rc(k) = const + lit * |k| + sum_{g covered by k} v_g,
     const = lambda + clause_penalty,  lit = lambda + literal_penalty,
@@ -33,8 +33,8 @@ The pricers, all on a :class:`PricingInstance`:
 * :func:`cpsat_pricing` -- the paper's pricing IP (6)-(10) in CP-SAT, aggregated over
   groups, collecting every improving solution through a solution callback.
 
-The chain that column generation runs each iteration (:func:`.chain.price`) takes its pricers
-by name from :data:`.chain.PRICERS` in the order :data:`.chain.CHAINS` gives for the
+The chain that column generation runs each iteration (:func:`price`) takes its pricers
+by name from :data:`PRICERS` in the order :data:`CHAINS` gives for the
 ``pricers`` option.  Modules: :mod:`.instance` (instance, result, sampling, the cheap bound),
 :mod:`.heuristic`, :mod:`.beam`, :mod:`.bnb`, :mod:`.cpsat`, :mod:`.chain`.
 """

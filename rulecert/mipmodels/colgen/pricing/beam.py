@@ -25,7 +25,7 @@ are broken by the clause and node order exactly as in the original per-node code
 results need equal floating-point sums.  The per-node code summed with one product per node
 over the node's covered groups; OpenBLAS accumulates a product sequentially along its inner
 dimension in blocks of up to 256 (``GEMM_Q`` of its Haswell kernels, the one-row and gemv
-kernels aside, see :data:`_ROW_ALIGN`), so each sum over at most 256 covered groups was the
+kernels aside, see ``_ROW_ALIGN``), so each sum over at most 256 covered groups was the
 plain sequential sum in group order.  Here the products of a batch run over the groups that
 matter to at least one of its nodes (zero terms change nothing): when there are at most 256 of
 them the sums are sequential, bit for bit the per-node values; otherwise the groups are cut
@@ -51,7 +51,7 @@ from .instance import PricingInstance, PricingResult
 __all__ = ["beam_pricing", "BLAS_THREADS"]
 
 BLAS_THREADS: int | None = 1
-"""BLAS threads during a search (None: leave the process's setting).  A batch's products take
+"""BLAS threads during a search; None leaves the process's setting.  A batch's products take
 a millisecond or two: threads gain little, and on a loaded machine a threaded OpenBLAS can be
 several times slower than one thread (the per-node products of the original code were below
 OpenBLAS's threading threshold, i.e. single-threaded, too).  The limit (threadpoolctl) holds

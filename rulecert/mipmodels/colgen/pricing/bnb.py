@@ -53,7 +53,7 @@ so that the caller can check the wall clock between chunks.
 Coverage sums use per-byte lookup tables (``W x 8 x 256``), so a child costs ``O(W)``.
 
 Workers.  The compiled search releases the GIL, so ``workers`` threads can share the tree
-(:func:`_parallel`): every one expands the root and its children, then takes every
+(``_parallel``): every one expands the root and its children, then takes every
 ``workers``-th grandchild; they run in rounds of a fixed node count and share, between
 rounds, the K-th best reduced cost (top-K) and the stops.  Same clauses and bound as one
 worker when the search completes; under node limits a different, equally valid, result, the
@@ -486,6 +486,9 @@ def byte_tables(v: np.ndarray, n_words: int) -> np.ndarray:
 
 @dataclasses.dataclass
 class BnBResult:
+    """What the branch-and-bound pricer returns: clauses below the threshold, their reduced
+    costs, the proven bound, whether the search was complete, its nodes and time."""
+
     clauses: list[tuple[int, ...]]
     reduced_costs: list[float]
     bound: float
@@ -593,7 +596,7 @@ def price_by_branch_and_bound(X: np.ndarray, v: np.ndarray, const: float, lit: f
     columns, not the proof of the best one, until the end; a clause found late is seldom
     alone, and one column per iteration makes the tail of column generation long.
     ``workers > 1``: the tree is dealt round-robin to that many threads (the compiled
-    search releases the GIL), see :func:`_parallel`.
+    search releases the GIL), see ``_parallel``.
     """
     t0 = time.perf_counter()
     X = np.asarray(X, dtype=bool)

@@ -28,14 +28,14 @@ BEAM_WIDENING = 1024
 (5120 at the default width 5): a wide beam can find improving clauses cheaply where
 narrower ones find nothing and the branch-and-bound over short clauses takes long.  A search
 that never truncates its beam stops widening (a wider one would not differ).  Where the wide
-beam keeps failing, ``adaptive_chain`` (:func:`short_first`) puts the short branch-and-bound
+beam keeps failing, ``adaptive_chain`` (``short_first``) puts the short branch-and-bound
 before it instead."""
 
 BEAM_NODE_SCALE = 15.0
 """One branch-and-bound node costs about ``d / BEAM_NODE_SCALE`` beam children on ``d``
 features (both scan the candidates' coverages; a node scans every candidate)."""
 ADAPTIVE_WINDOW = 20
-""":func:`short_first` learns from the last this many calls of each pricer."""
+"""``short_first`` learns from the last this many calls of each pricer."""
 ADAPTIVE_LEAST = 3
 """... and only once each has been called this many times."""
 

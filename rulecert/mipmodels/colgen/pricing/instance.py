@@ -68,6 +68,8 @@ class PricingInstance:
 
 @dataclasses.dataclass
 class PricingResult:
+    """What a pricer returns: the improving clauses found, their reduced costs and a bound."""
+
     clauses: list[tuple[int, ...]]
     """Clauses (local column indices) with reduced cost below the threshold, best first."""
     reduced_costs: list[float]
