@@ -228,21 +228,11 @@ def _stem_labels(path: str):
     return tuple(names) if len(names) == 2 else (0, 1)
 
 
-def check_save_model_path(args) -> None:
-    """A bad ``--save-model`` path fails before any work."""
-    path = getattr(args, "save_model", None)
-    if not path:
-        return
-    parent = Path(os.path.expanduser(path)).parent
-    if not parent.is_dir():
-        raise ValueError(f"--save-model {path}: the folder {parent} does not exist")
-
-
 def start(args) -> None:
     """What every data-reading subcommand does first: the command's clock started
-    (:func:`deadline`), the time limit and output paths checked before any work."""
+    (:func:`deadline`) and the time limit checked before any work (``main`` checked the
+    output paths)."""
     deadline(args)
-    check_save_model_path(args)
 
 
 def deadline(args):
@@ -355,6 +345,11 @@ def load_problem(args):
     aset = mine_antecedents(Xb.to_numpy(), names, max_card=args.max_card,
                             min_support=args.min_support, negations=args.negations,
                             monitor=monitor)
+    if aset.captures.shape[0] == 0:
+        import warnings
+        warnings.warn(f"no antecedent was mined from {path} (--min-support {args.min_support}, "
+                      f"--max-card {args.max_card}): the rule list can hold only the default "
+                      "rule, and its certificate is over that empty set")
     problem = aset.to_problem(y)
     stop_check(monitor, f"preparing {path} (read, binarized and mined in "
                         f"{monitor.deadline.elapsed():.1f} s; no search was run)")()
