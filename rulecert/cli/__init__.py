@@ -44,9 +44,13 @@ def _drop_stdout() -> None:
         pass
 
 
-def main(argv=None) -> int:
+def main(argv=None, *, started: float | None = None) -> int:
+    """Run the command ``argv`` (default ``sys.argv[1:]``); returns its exit code.
+    ``started``: the ``perf_counter`` time the command's ``--time-limit`` counts from (default:
+    when the subcommand starts)."""
     parser = build_parser()
     args = parser.parse_args(argv)
+    args.started = started
     if args.verbose:
         logging.basicConfig(level=logging.INFO, stream=sys.stderr,
                             format="%(asctime)s %(name)s %(message)s")
@@ -89,10 +93,12 @@ def run_command() -> None:
     death by signal.
     """
     import signal
+    import time
 
+    from ._data import process_age
     from ._run import EXIT_INTERRUPTED
     try:
-        code = main()
+        code = main(started=time.perf_counter() - process_age())   # imports count too
         if code == EXIT_INTERRUPTED:
             signal.signal(signal.SIGINT, signal.SIG_IGN)   # we are leaving with 130 anyway
     except KeyboardInterrupt:

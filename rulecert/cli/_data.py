@@ -237,24 +237,21 @@ def start(args) -> None:
 
 def deadline(args):
     """The command's :class:`~rulecert.limits.Deadline` (``--time-limit``, checked), kept in
-    ``args.deadline``: started when the ``rulecert`` process started (its imports count
-    too), or by the first call (:func:`start`) when ``main`` is called from Python."""
+    ``args.deadline``: started at ``args.started`` (the ``rulecert`` process's start, so its
+    imports count too: :func:`process_age`), or by the first call (:func:`start`) when
+    ``main`` is called from Python."""
     if getattr(args, "deadline", None) is None:
         import time
 
         from ..limits import Deadline, check_time_limit
         limit = check_time_limit(getattr(args, "time_limit", None), "--time-limit")
-        args.deadline = Deadline(limit, start=time.perf_counter() - _command_age())
+        started = getattr(args, "started", None)
+        args.deadline = Deadline(limit, start=time.perf_counter() if started is None else started)
     return args.deadline
 
 
-def _command_age() -> float:
-    """Seconds since this process started when it is the ``rulecert`` command (Linux /proc),
-    else 0."""
-    argv0 = sys.argv[0] if sys.argv else ""
-    if os.path.basename(argv0) != "rulecert" and \
-            not argv0.endswith(os.path.join("rulecert", "__main__.py")):
-        return 0.0
+def process_age() -> float:
+    """Seconds since this process started (Linux ``/proc``; 0 elsewhere)."""
     try:
         with open("/proc/self/stat") as fh:            # field 22: start, in ticks after boot
             started = int(fh.read().rpartition(")")[2].split()[19]) / os.sysconf("SC_CLK_TCK")
