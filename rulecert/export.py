@@ -213,7 +213,7 @@ def from_json(text: str) -> "SavedModel":
 
 def load_model(path) -> "SavedModel":
     """The :class:`SavedModel` of a file written by :func:`save_model`: a regular file of at
-    most :data:`MAX_MODEL_BYTES`, checked against the document's schema (``ValueError`` naming
+    most ``MAX_MODEL_BYTES``, checked against the document's schema (``ValueError`` naming
     the file and the field)."""
     import errno
     import stat

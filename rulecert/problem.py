@@ -258,7 +258,7 @@ class RuleProblem:
         (G x M) of the distinct patterns in lexicographic order (as ``np.unique(dense,
         axis=0)`` orders them), ``inverse[i]`` the group of sample i, and ``pos`` / ``neg`` the
         (weighted) positive and negative mass of each group.  One sort of the packed rows
-        (:func:`unique_packed_rows`).
+        (``unique_packed_rows``).
         """
         M = self.n_antecedents
         patterns, inverse, _ = unique_packed_rows(_transposed(self.captures, self.n_samples), M)

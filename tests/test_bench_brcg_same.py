@@ -39,6 +39,7 @@ def fold():
     return bench.same_fold(a, dumped, y[tr], y[te], args), X, y, tr, te, pool, selected
 
 
+@pytest.mark.slow   # over 10 s on 2 cores: run with -m slow
 def test_same_fold_scores_both_rule_sets_on_the_same_matrix(fold):
     f, X, y, tr, te, pool, selected = fold
     a, o = f["aix"], f["ours"]

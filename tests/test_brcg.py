@@ -420,6 +420,7 @@ def test_certify_effort_sizes_counted_budgets_to_the_data_and_explicit_options_w
     assert "dive" in cert["stats"]["steps"]
 
 
+@pytest.mark.slow   # over 10 s on 2 cores: run with -m slow
 def test_certify_strengthens_a_fit_that_max_iter_stopped_before_its_last_search(tmp_path, capsys,
                                                                               monkeypatch):
     """``--effort certify`` gives a fit that ``max_iter`` stopped before its last bound search
@@ -465,6 +466,7 @@ def test_certify_strengthens_a_fit_that_max_iter_stopped_before_its_last_search(
         "the fit stopped before its first pricing call")
 
 
+@pytest.mark.slow   # over 10 s on 2 cores: run with -m slow
 def test_certify_runs_the_positive_side_proof_and_prints_it(tmp_path, capsys):
     """``--effort certify`` gives the positive-side proof its budget; on a fit that
     ``max_iter`` stopped with the gap open it raises the bound (never past brute force), the

@@ -923,6 +923,7 @@ def test_gap_closing_cap_default_and_an_enumeration_cut_short_proves_no_optimum(
         solve(p, complexity_bound=9, close_gap_columns=-1)
 
 
+@pytest.mark.slow   # over 10 s on 2 cores: run with -m slow
 def test_gap_closing_ladder_proves_partial_bounds_never_past_brute_force(monkeypatch):
     """An enumeration of the whole gap-closing threshold that the node limit cuts short is
     made at lower thresholds (``gap_closing.gap_ladder``): each finished rung ``b`` proves ``b``.
@@ -994,6 +995,7 @@ def test_gap_closing_ladder_after_the_cap_is_opt_in_and_never_past_brute_force()
         solve(p, complexity_bound=8, ladder_after_cap="yes")
 
 
+@pytest.mark.slow   # over 10 s on 2 cores: run with -m slow
 def test_gap_closing_enumeration_gives_the_lagrangian_bound_at_its_duals(monkeypatch):
     """Gap closing's enumeration is a pricing proof at its duals: every clause it did not
     return costs >= its cut, so the Lagrangian bound there takes the returned clauses as

@@ -654,6 +654,7 @@ def test_empty_clause_is_on_by_default_and_C_checks_follow_it():
 
 
 # ---- the deterministic benchmark ---------------------------------------------------------------
+@pytest.mark.slow   # over 10 s on 2 cores: run with -m slow
 def test_deterministic_bounds_table_prints_the_same_twice(shared_data, capsys, monkeypatch):
     """brcg_bounds.py runs on counted limits only (iterations, nodes) with a fixed seed: two
     runs of the same code print the identical table."""
@@ -676,6 +677,7 @@ def test_deterministic_bounds_table_prints_the_same_twice(shared_data, capsys, m
     assert "| 4, max iter |" in tables[0]             # max_iter stopped it: no last search
 
 
+@pytest.mark.slow   # over 10 s on 2 cores: run with -m slow
 def test_bounds_table_with_a_time_limit_says_it_is_not_reproducible(shared_data, capsys,
                                                                    monkeypatch):
     """``--time-limit S`` (the issue's 300 s per fit) hands the limit to every fit on top of
@@ -707,6 +709,7 @@ def test_bounds_table_with_a_time_limit_says_it_is_not_reproducible(shared_data,
     assert "(reported, never used to stop a fit)" in out
 
 
+@pytest.mark.slow   # over 10 s on 2 cores: run with -m slow
 def test_bounds_table_strengthens_a_fit_whose_last_search_ran_only_with_more_nodes(
         shared_data, capsys, monkeypatch):
     """A fit whose pricing came up empty ran its last search at its last duals already:

@@ -179,6 +179,7 @@ def test_proves_exactly_when_the_exact_lp_exceeds_C_and_never_beyond_the_optimum
         checked, proved, beyond_packing)
 
 
+@pytest.mark.slow   # over 10 s on 2 cores: run with -m slow
 def test_the_bound_never_decreases_with_its_node_budget():
     """Its work is counted: a larger budget of cover LPs repeats the smaller one's steps, so
     it proves whenever a smaller budget did, and the same budget gives the same record."""
@@ -251,6 +252,7 @@ def test_a_stop_request_during_the_subsets_ends_them_proving_nothing(monkeypatch
     pytest.fail("no instance proven by its subsets")
 
 
+@pytest.mark.slow   # over 10 s on 2 cores: run with -m slow
 def test_the_subsets_stage_is_counted_and_monotone_in_its_budget(monkeypatch):
     """With subsets, the work is still counted: a larger budget repeats a smaller one's
     steps (the whole LP's proofs are capped by a count, not a share of the budget), so the

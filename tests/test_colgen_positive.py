@@ -127,6 +127,7 @@ def _open_gap_cases():
         yield p, opt, C, kw, solve(p, **kw)[1]
 
 
+@pytest.mark.slow   # over 10 s on 2 cores: run with -m slow
 def test_positive_side_search_raises_a_solves_bound_and_never_passes_brute_force():
     """At the end of a solve (column generation stopped by ``max_iter``, gap closing off,
     so the gap is open): the bound with the positive-side proof is valid against brute force,
@@ -262,6 +263,7 @@ def test_positive_side_bound_on_two_threads_is_as_valid_as_on_one(monkeypatch):
         positive_side_bound(X, v, const, lit, D, opt - 1e-3, workers=2)
 
 
+@pytest.mark.slow   # over 10 s on 2 cores: run with -m slow
 def test_positive_side_search_goes_after_the_descent_at_duals_with_many_gain_groups(
         monkeypatch):
     """Under a time limit, a proof at duals with more than ``POSITIVE_SIDE_FIRST_MAX_GROUPS``

@@ -55,6 +55,7 @@ def test_the_bound_rises_never_falls_and_stays_below_brute_force():
     assert raised >= 4
 
 
+@pytest.mark.slow   # over 10 s on 2 cores: run with -m slow
 def test_a_budget_within_the_solves_own_last_search_is_skipped_and_could_not_raise_it():
     """A solve whose pricing came up empty ran the descent at its last duals with
     ``final_bound_node_limit`` nodes.  The same descent (from the recorded share) with any

@@ -4,6 +4,8 @@ stopped by the clock.  Checked against brute force on tiny instances, where the 
 long before the limit (so these results do not depend on the machine's speed)."""
 import math
 
+import pytest
+
 from rulecert.certificate import Termination
 from rulecert.mipmodels.colgen import BoundKind, solve
 from rulecert.mipmodels.colgen.provers import lagrangian as bound_search
@@ -25,6 +27,7 @@ def _tiny(seed):
     return X, y, RuleProblem.from_matrix(X, y)
 
 
+@pytest.mark.slow   # over 10 s on 2 cores: run with -m slow
 def test_the_time_left_raises_the_bound_never_past_brute_force(monkeypatch):
     """With and without the search (``TIME_LEFT_MIN_SECONDS`` infinite turns it off): the
     same rule set, a bound never lower and never above the brute-force optimum, strictly

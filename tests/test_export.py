@@ -295,6 +295,7 @@ def test_estimator_text_names_the_classes_without_numpy_reprs(heart):
     assert "predict healthy if" in text or "predict disease if" in text
 
 
+@pytest.mark.slow   # over 10 s on 2 cores: run with -m slow
 def test_one_spelling_of_literals_everywhere(compas_stem, tmp_path, capsys):
     from rulecert.mining.antecedents import conjunction_name, literal_name
     from rulecert.models.antecedent import corels_name_text, literal_text

@@ -68,6 +68,7 @@ def test_rule_list_mip_history(backend):
     assert_draws_the_run(cert)
 
 
+@pytest.mark.slow   # over 10 s on 2 cores: run with -m slow
 def test_column_generation_history_per_iteration(shared_data):
     from rulecert.mipmodels.colgen import solve
     # a deterministic iteration limit (the bound search makes iterations slower or faster

@@ -210,6 +210,7 @@ def test_estimator_fit_interrupted_ends_fitted_and_warns(est, compas_binary):
     assert pred.shape == (len(X),) and set(pred) <= set(est.classes_)
 
 
+@pytest.mark.slow   # over 10 s on 2 cores: run with -m slow
 def test_rule_list_mip_estimator_interrupted(compas_binary):
     from rulecert.estimators import FitInterruptedWarning, RuleListMIPClassifier
     X, y = compas_binary

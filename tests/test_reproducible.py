@@ -53,6 +53,7 @@ def _fit_pima_brcg(X, y, **kw):
                                    binarizer=FeatureBinarizer(n_thresholds=9), solver_options={'max_iter': 5, 'sample_rows': 200, 'close_gap': False}).fit(X, y)
 
 
+@pytest.mark.slow   # over 10 s on 2 cores: run with -m slow
 def test_brcg_estimator_is_reproducible_by_default(shared_data):
     """Pima at C = 25 with sampled pricing rows (the issue's example): the default seed gives
     the same rule set every time."""

@@ -60,6 +60,7 @@ def test_serial_run_stores_one_record_per_cell(serial):
     assert set(df["termination"]) <= {"optimal", "iteration_limit", "node_limit"}
 
 
+@pytest.mark.slow   # over 10 s on 2 cores: run with -m slow
 def test_loky_and_dask_give_the_serial_results(serial, tmp_path):
     _, _, ref = serial
     s_loky = run(tiny(), jobs=2, results=tmp_path / "loky", log=quiet)
@@ -73,6 +74,7 @@ def test_loky_and_dask_give_the_serial_results(serial, tmp_path):
     pd.testing.assert_frame_equal(comparable(dask), comparable(ref))
 
 
+@pytest.mark.slow   # over 10 s on 2 cores: run with -m slow
 def test_a_killed_dask_worker_loses_nothing(serial, tmp_path):
     from rulecert.experiments.engines import local_cluster
     distributed = pytest.importorskip("distributed")
@@ -100,6 +102,7 @@ def test_a_killed_dask_worker_loses_nothing(serial, tmp_path):
     pd.testing.assert_frame_equal(comparable(df), comparable(ref))
 
 
+@pytest.mark.slow   # over 10 s on 2 cores: run with -m slow
 def test_an_interrupted_run_resumes_without_recomputing(serial, tmp_path):
     _, _, ref = serial
     n = len(ref)
@@ -346,6 +349,7 @@ def test_corels_ablation_runs_on_the_runner_and_prints_its_table(shared_data, tm
     assert module is not None and len(expand(study)) == 8
 
 
+@pytest.mark.slow   # over 10 s on 2 cores: run with -m slow
 def test_brcg_table_runs_on_the_runner_and_prints_its_tables(shared_data, tmp_path):
     args = ["--datasets", "transfusion", "--folds", "2", "--grid", "5", "10", "--inner-folds",
             "2", "--inner-repeats", "2", "--time-limit", "0", "--pricing-time-limit", "0",
@@ -413,6 +417,7 @@ def test_a_worker_with_other_versions_records_an_error(shared_data, monkeypatch)
     assert rec["status"] == "error" and "rulecert 0.0.0" in rec["error"]
 
 
+@pytest.mark.slow   # over 10 s on 2 cores: run with -m slow
 def test_the_protocol_trade_off_plot_comes_from_each_fold_path(shared_data, tmp_path):
     pytest.importorskip("matplotlib")
     from rulecert.experiments.report import plots

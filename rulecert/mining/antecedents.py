@@ -30,8 +30,8 @@ Older pycorels releases compared integer counts with ``round(min_support * n)``;
 
 A ``monitor`` (:class:`rulecert.monitor.Monitor`: the deadline, the memory cap, Ctrl-C) is
 asked inside the enumeration; when it says stop, mining raises
-:class:`rulecert.limits.LimitStop` (a mining cut short has no antecedent set to return).
-Without one, a Ctrl-C request (:func:`rulecert.monitor.interrupt_requested`) still stops it.
+``rulecert.limits.LimitStop`` (a mining cut short has no antecedent set to return).
+Without one, a Ctrl-C request (``rulecert.monitor.interrupt_requested``) still stops it.
 
 Names use rulecert's one spelling of rule text (:mod:`rulecert.models.antecedent`):
 ``a and b``, ``not a`` and ``not (age <= 30)`` for a literal whose name has spaces.
@@ -59,7 +59,7 @@ of numpy at least, so the checks cost nothing and come every few milliseconds)."
 
 
 def stop_check(monitor, what: str):
-    """A function ``check(detail)`` that raises :class:`~rulecert.limits.LimitStop` (one line:
+    """A function ``check(detail)`` that raises ``LimitStop`` (one line:
     the limit, then ``what`` and ``detail``) when ``monitor`` says stop -- Ctrl-C, its deadline
     or its memory cap -- or, without a monitor, once Ctrl-C was pressed."""
     def check(detail: str = "") -> None:
@@ -222,7 +222,7 @@ def _enumerate(V: np.ndarray, feat: np.ndarray, max_card: int, frequent, keep_it
     combination is never accepted) and ``keep_itemset(count_info)`` which are reported.
     Both receive the candidates' packed vectors.  Returns the accepted combinations (tuples
     of literal indices, shortest first, lexicographic within a cardinality) and their
-    packed vectors.  ``check(detail)`` (:func:`stop_check`) is called every few candidate
+    packed vectors.  ``check(detail)`` (``stop_check``) is called every few candidate
     blocks and raises to stop.
     """
     check = check or stop_check(None, "mining antecedents")
@@ -320,7 +320,7 @@ def mine_antecedents(X, feature_names: Sequence[str] | None = None, *, max_card:
         ``"round"`` compares ``count`` with ``round(bound * n)`` (older pycorels).
     monitor : rulecert.monitor.Monitor, optional
         Asked during the enumeration (see the module doc); a stop raises
-        :class:`rulecert.limits.LimitStop`.
+        ``rulecert.limits.LimitStop``.
 
     Returns
     -------

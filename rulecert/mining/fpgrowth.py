@@ -116,7 +116,7 @@ def fpgrowth_itemsets(A, min_count: int, max_len: int, check=None) -> dict[tuple
     = rows, items = columns) contained in at least ``min_count`` rows, with their counts.
 
     Plain FP-growth; identical rows are merged into one weighted transaction first.
-    ``check`` (:func:`~rulecert.mining.antecedents.stop_check`) is called at every item.
+    ``check`` (``rulecert.mining.antecedents.stop_check``) is called at every item.
     """
     check = check or stop_check(None, "mining itemsets")
     A = np.asarray(A, dtype=bool)
@@ -155,7 +155,7 @@ def mine_fpgrowth(X, y, feature_names: Sequence[str] | None = None, *, max_predi
         Two exact implementations with identical output.
     monitor : rulecert.monitor.Monitor, optional
         Asked during the mining (the deadline, the memory cap, Ctrl-C); a stop raises
-        :class:`rulecert.limits.LimitStop`, as in
+        ``rulecert.limits.LimitStop``, as in
         :func:`~rulecert.mining.antecedents.mine_antecedents`.
     """
     A, feature_names = _binary_input(X, feature_names)

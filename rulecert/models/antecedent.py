@@ -133,7 +133,7 @@ class Antecedent:
 
     @classmethod
     def from_dict(cls, d: dict, where: str = "antecedent") -> "Antecedent":
-        """The antecedent of :meth:`to_dict`, checked (``ValueError`` naming the field
+        """The antecedent of ``to_dict``, checked (``ValueError`` naming the field
         ``where``.name / .literals[i])."""
         if not isinstance(d, dict) or not isinstance(d.get("name"), str):
             raise ValueError(f"{where}: expected an object with a text 'name', got {d!r:.80}")

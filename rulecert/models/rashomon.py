@@ -181,7 +181,7 @@ class RashomonSet:
 
     def group_predictions(self, problem, start: int = 0, stop: int | None = None) -> np.ndarray:
         """0/1 predictions (bool, lists x groups) of lists ``start:stop`` on the problem's
-        groups of identical samples (:attr:`~rulecert.problem.RuleProblem.groups`: every
+        groups of identical samples (:attr:`rulecert.RuleProblem.groups`: every
         list predicts a group alike), all lists of the chunk at once, rule by rule."""
         self._check_problem(problem)
         patterns, inverse, _, _ = problem.groups
