@@ -873,6 +873,7 @@ def test_local_search_ends_in_a_local_optimum_no_worse_than_its_start(seed):
     assert best - 1e-9 <= obj2 <= obj + 1e-9 and info["kicks"] == 200
 
 
+@pytest.mark.slow   # over 6 s on 2 cores: run with -m slow
 def test_greedy_selection_with_local_search_reaches_the_optimum_on_small_masters():
     """On 20 small random masters the warm start (greedy + local search) is the brute-force
     optimum of the restricted IP on most, never worse than the plain greedy start
@@ -964,6 +965,7 @@ def test_gap_closing_ladder_proves_partial_bounds_never_past_brute_force(monkeyp
     assert partial >= 5
 
 
+@pytest.mark.slow   # over 6 s on 2 cores: run with -m slow
 def test_gap_closing_ladder_after_the_cap_is_opt_in_and_never_past_brute_force():
     """``ladder_after_cap``: a whole-threshold enumeration that reached its cap
     climbs the ladder too.  By default it does not (the ladder holds the whole threshold

@@ -540,6 +540,7 @@ def test_bound_under_limits_never_exceeds_brute_force(seed, limits):
     assert "1.." in cert.stats["bound_class"] and f"<= {C:g}" in cert.stats["bound_class"]
 
 
+@pytest.mark.slow   # over 6 s on 2 cores: run with -m slow
 def test_bound_never_decreases_when_the_fit_runs_longer():
     """Same seed and deterministic limits: a longer run repeats the shorter one and then keeps
     the best bound, so the certified bound is non-decreasing in max_iter."""

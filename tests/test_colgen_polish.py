@@ -93,6 +93,7 @@ def test_the_best_move_is_the_best_of_every_move_evaluated_one_by_one(case):
     assert checked >= 2, checked
 
 
+@pytest.mark.slow   # over 6 s on 2 cores: run with -m slow
 def test_polishing_only_improves_the_restricted_ip_and_leaves_the_bound():
     """Column generation and the restricted IP run the same path with and without polishing,
     which then only adds columns and a better incumbent: on tiny instances the objective is

@@ -27,6 +27,7 @@ def _random_pricing(rng, gain_only=False):
     return X, v, rng.uniform(-1, 1), rng.uniform(0, 0.5), int(rng.integers(1, d + 1))
 
 
+@pytest.mark.slow   # over 6 s on 2 cores: run with -m slow
 def test_positive_side_bound_never_exceeds_brute_force_and_grows_with_its_node_limit():
     """On 150 random pricing problems (groups of both signs, lengths 1..d) and four
     thresholds around the true minimum: the bound never exceeds the minimum reduced cost
@@ -288,6 +289,7 @@ def test_positive_side_search_goes_after_the_descent_at_duals_with_many_gain_gro
     assert after >= 3, after
 
 
+@pytest.mark.slow   # over 6 s on 2 cores: run with -m slow
 def test_positive_side_bound_collects_several_witnesses_when_asked():
     """With ``witnesses`` = K > 1 a failed search goes on past its first failed set: on 60
     random pricing problems above their minimum, on one thread and on two, it returns at most

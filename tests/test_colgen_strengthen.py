@@ -26,6 +26,7 @@ def _stopped(seed):
     return p, sol, opt
 
 
+@pytest.mark.slow   # over 6 s on 2 cores: run with -m slow
 def test_the_bound_rises_never_falls_and_stays_below_brute_force():
     raised = 0
     for seed in range(8):

@@ -131,6 +131,7 @@ def test_a_call_the_clock_stopped_ends_the_descent():
     assert descent(2) == 2
 
 
+@pytest.mark.slow   # over 6 s on 2 cores: run with -m slow
 def test_the_time_left_resumes_the_last_searchs_descent(monkeypatch):
     """Where the solve's last search ran at the last duals (pricing found no clause), the
     time-left search goes on from that search's proofs and the clauses it found: it prices

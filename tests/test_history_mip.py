@@ -149,6 +149,7 @@ def _binary_csv(path, n=300, d=10, seed=0):
     (["brcg", "--C", "12"], (300, 10)),
     (["crosscheck", "--c", "0.01", "--max-card", "1", "--max-rules", "2"], (150, 6)),
 ])
+@pytest.mark.slow   # over 6 s on 2 cores: run with -m slow
 def test_two_cli_runs_give_the_same_json_apart_from_times(tmp_path, command, size):
     data = _binary_csv(tmp_path / "d.csv", *size)
     args = [command[0], "--data", data, *command[1:]]

@@ -48,6 +48,7 @@ def test_frl_branch_and_bound_stops_at_a_small_cap(compas, program):
     assert model.to_dict()["rules"] is not None
 
 
+@pytest.mark.slow   # over 6 s on 2 cores: run with -m slow
 def test_rashomon_breadth_first_stops_at_a_small_cap(compas):
     from rulecert.search.corels import rashomon_set
     rs = rashomon_set(compas, 0.01, epsilon=0.2, policy="bfs", max_models=None,

@@ -236,6 +236,7 @@ def _rashomon_problem():
     return RuleProblem.from_matrix(X, y)
 
 
+@pytest.mark.slow   # over 6 s on 2 cores: run with -m slow
 def test_collecting_the_lists_stops_with_the_best_ones(monkeypatch, hang_guard):
     from rulecert.search.corels import rashomon as R
     P = _rashomon_problem()

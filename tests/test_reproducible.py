@@ -39,6 +39,7 @@ def _run_twice(args):
     ["frl", "--w", "7", "--C", "1e-6", "--iterations", "300", "--node-limit", "300"],
     ["rashomon", "--c", "0.02", "--epsilon", "0.05", "--node-limit", "2000"],
 ], ids=lambda a: a[0])
+@pytest.mark.slow   # over 6 s on 2 cores: run with -m slow
 def test_two_cli_runs_give_the_same_json_apart_from_times(args, compas_stem):
     a, b = _run_twice([args[0], "--data", str(compas_stem), *args[1:]])
     assert _result(a) == _result(b)

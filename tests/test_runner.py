@@ -386,6 +386,7 @@ def test_brcg_table_runs_on_the_runner_and_prints_its_tables(shared_data, tmp_pa
     assert brcg_table.met("bank_full", 90.0, 1.0, 3.0) is None
 
 
+@pytest.mark.slow   # over 6 s on 2 cores: run with -m slow
 def test_a_cell_whose_solver_was_interrupted_is_not_stored(shared_data, tmp_path, monkeypatch):
     from rulecert.experiments import engines
     from rulecert.experiments.learners import run_cell

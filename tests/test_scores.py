@@ -44,6 +44,7 @@ def _fast(name):
     }[name]
 
 
+@pytest.mark.slow   # over 6 s on 2 cores: run with -m slow
 @pytest.mark.parametrize("name", ["corels", "mip", "frl", "brcg", "brcg_cnf", "brcg_cv"])
 def test_grid_search_roc_auc_runs_and_scores_agree_with_predict(heart, name):
     X, y = heart
