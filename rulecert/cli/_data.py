@@ -10,7 +10,7 @@ One missing-value policy for every subcommand (``--missing``):
   :class:`~rulecert.mining.FeatureBinarizer` (``col is missing`` literals; for ``category`` a
   missing categorical value is one more category).  A missing target value is an error.
 
-The time limit, the memory cap and Ctrl-C cover the whole command: :func:`start` starts the
+The time limit, the memory cap and Ctrl-C cover the whole command: :func:`deadline` starts the
 command's clock (``args.deadline``, a :class:`~rulecert.limits.Deadline` of ``--time-limit``)
 before any work, reading, binarizing and mining are watched by one
 :class:`~rulecert.monitor.Monitor` on that clock, and the solver is given what is left
@@ -228,17 +228,10 @@ def _stem_labels(path: str):
     return tuple(names) if len(names) == 2 else (0, 1)
 
 
-def start(args) -> None:
-    """What every data-reading subcommand does first: the command's clock started
-    (:func:`deadline`) and the time limit checked before any work (``main`` checked the
-    output paths)."""
-    deadline(args)
-
-
 def deadline(args):
     """The command's :class:`~rulecert.limits.Deadline` (``--time-limit``, checked), kept in
     ``args.deadline``: started at ``args.started`` (the ``rulecert`` process's start, so its
-    imports count too: :func:`process_age`), or by the first call (:func:`start`) when
+    imports count too: :func:`process_age`), or by the first call (:func:`open_data`) when
     ``main`` is called from Python."""
     if getattr(args, "deadline", None) is None:
         import time
@@ -301,10 +294,10 @@ def reports_limit_stop(run):
 
 
 def open_data(args):
-    """(path, problem) of ``--data`` after :func:`start`: a CORELS file stem gives its
+    """(path, problem) of ``--data``, the command's clock started (:func:`deadline`): a CORELS file stem gives its
     :class:`RuleProblem` (and ``args.data_info``), a CSV file None; a missing file, or
     ``--save-model`` with CORELS files, is refused."""
-    start(args)
+    deadline(args)
     path = os.path.expanduser(args.data)
     if is_corels_stem(path):
         if getattr(args, "save_model", None):
