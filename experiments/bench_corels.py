@@ -40,9 +40,9 @@ cpu0 = time.process_time()
 stem, c, policy = sys.argv[1], float(sys.argv[2]), sys.argv[3]
 from rulecert.mining import read_corels  # lazy package: does not load scikit-learn / pandas
 problem = read_corels(stem)
-from rulecert.search.corels import corels
+from rulecert.search import corels
 w0, t0 = time.perf_counter(), time.process_time()
-model, cert = corels(problem, c, policy=policy)
+model, cert = corels.solve(problem, c, policy=policy)
 cpu, wall = time.process_time() - t0, time.perf_counter() - w0
 s = cert.stats
 print(json.dumps({"c": c, "policy": policy, "cpu": cpu, "wall": wall,

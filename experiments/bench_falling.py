@@ -23,7 +23,8 @@ import pandas as pd
 
 from rulecert.datasets import load_tictactoe
 from rulecert.mining.fpgrowth import mine_fpgrowth
-from rulecert.search.falling import branch_and_bound, monte_carlo
+from rulecert.search.falling.bnb import branch_and_bound
+from rulecert.search.falling.mc import monte_carlo
 
 REFERENCE_SECONDS = 14.0
 REFERENCE_ITERATIONS = 3000

@@ -28,7 +28,7 @@ import warnings
 
 import numpy as np
 
-from rulecert.mipmodels.rulelist import CUT_FAMILIES, fit_rule_list_mip
+from rulecert.mipmodels.rulelist import CUT_FAMILIES, solve
 from rulecert.problem import RuleProblem
 
 C = 0.01
@@ -59,7 +59,7 @@ def run(problem, K, backend, time_limit, **kw):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)
         t0 = time.perf_counter()
-        rl, cert = fit_rule_list_mip(problem, C, max_rules=K, backend=backend,
+        rl, cert = solve(problem, C, max_rules=K, backend=backend,
                                      time_limit=time_limit, warm_start=kw.pop("warm_start", "greedy"),
                                      **kw)
         wall = time.perf_counter() - t0

@@ -41,7 +41,8 @@ from rulecert.datasets import (BANK_FULL_TABLE1 as TABLE1, BANK_FULL_TABLE1_OBJE
                                load_bank_full)
 from rulecert.mining.fpgrowth import mine_fpgrowth
 from rulecert.models.falling import FallingRuleList, frl_objective
-from rulecert.search.falling import branch_and_bound, monte_carlo
+from rulecert.search.falling.bnb import branch_and_bound
+from rulecert.search.falling.mc import monte_carlo
 
 
 def table1_prefix(problem):

@@ -11,7 +11,7 @@ from __future__ import annotations
 import dataclasses
 import enum
 import math
-from typing import Any
+from typing import Any, Callable
 
 
 class Termination(str, enum.Enum):
@@ -167,19 +167,31 @@ class Solution:
 
 def certify(objective: float | None, lower_bound: float, termination: Termination | str, *,
             solver: str, abs_tol: float = 1e-9, promote_proven: bool = True,
+            closed: bool = False, lattice: Callable[[float], float] | None = None,
             **fields: Any) -> Certificate:
-    """The one decision of a certificate's termination and status (DESIGN rule 3).
+    """The one decision of a certificate's termination and status, the same for every solver
+    (the conventions of :doc:`/architecture`).
 
     ``termination`` is why the run stopped as the solver saw it: ``OPTIMAL`` when its search
     finished (the queue was exhausted, the solver reported optimal), else the limit or event
-    that stopped it.  The rules, the same for every solver:
+    that stopped it.  Two facts a solver may know beyond its bound are inputs too:
+
+    * ``closed``: the search has shown that nothing left open can beat the incumbent (CORELS'
+      closing rule: every prefix still in the queue is dominated).  The bound is then the
+      objective, and the run is optimal whatever stopped it;
+    * ``lattice``: rounds a valid lower bound up to the smallest achievable objective not below
+      it (the rule-list MIP's objectives are ``mistakes / n + c * rules``: a bound between two
+      achievable values proves the upper one).
+
+    The rules:
 
     * no model (``objective is None``): status ``NONE``, termination as given;
     * a finished run whose bound does not meet its objective within ``abs_tol`` is an
       ``ERROR`` (the solver's claim is not believed; the message says so);
     * a bound that meets the objective proves optimality: status and termination ``OPTIMAL``,
       also after a limit when ``promote_proven`` (the bound, not luck, proved it); with
-      ``promote_proven=False`` a limit-stopped run stays ``FEASIBLE`` under its limit;
+      ``promote_proven=False`` a limit-stopped run stays ``FEASIBLE`` under its limit; an
+      ``ERROR`` or ``INFEASIBLE`` termination is never promoted;
     * otherwise ``FEASIBLE`` under the given termination.
 
     A bound above the objective by at most ``abs_tol`` is clipped to the objective; further
@@ -188,19 +200,24 @@ def certify(objective: float | None, lower_bound: float, termination: Terminatio
     """
     termination = Termination(termination)
     lower = float(lower_bound)
+    if lattice is not None and math.isfinite(lower):
+        lower = float(lattice(lower))
     message = fields.pop("message", "")
     if objective is None:
         return Certificate(termination, SolutionStatus.NONE, None, lower, solver, abs_tol=abs_tol,
                            message=message, **fields)
     objective = float(objective)
+    if closed:
+        lower, termination = objective, Termination.OPTIMAL
     if lower <= objective + abs_tol:
         lower = min(lower, objective)
     proven = objective - lower <= abs_tol
+    final = termination in (Termination.ERROR, Termination.INFEASIBLE)
     if termination is Termination.OPTIMAL and not proven:
         termination, status = Termination.ERROR, SolutionStatus.FEASIBLE
         message = (f"{message}; " if message else "") + (
             f"solver claimed optimal but objective {objective} exceeds bound {lower}")
-    elif proven and (termination is Termination.OPTIMAL or promote_proven):
+    elif proven and not final and (termination is Termination.OPTIMAL or promote_proven):
         termination, status = Termination.OPTIMAL, SolutionStatus.OPTIMAL
     else:
         status = SolutionStatus.FEASIBLE

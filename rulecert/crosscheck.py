@@ -35,9 +35,10 @@ from typing import Any, Callable
 from .certificate import Certificate, SolutionStatus, Termination
 from .limits import DEFAULT_SEED, resolve_memory_limit_mb
 from .monitor import catch_interrupt, request_interrupt
-from .mipmodels.rulelist import c_fraction, fit_rule_list_mip, group_data, prefix_length_bound
+from .mipmodels import rulelist
+from .mipmodels.rulelist import c_fraction, group_data, prefix_length_bound
 from .models.rulelist import RuleList, rule_list_objective
-from .search.corels import corels
+from .search import corels
 
 
 @dataclasses.dataclass
@@ -94,8 +95,8 @@ class CrossCheckResult:
 def _corels_reference(problem, c, *, max_length, time_limit, **watch):
     """CORELS with the run-watching keywords it takes (``node_limit``, ``callback``,
     ``memory_limit_mb``, ``history_every``)."""
-    params = inspect.signature(corels).parameters
-    return corels(problem, c, max_length=max_length, time_limit=time_limit,
+    params = inspect.signature(corels.solve).parameters
+    return corels.solve(problem, c, max_length=max_length, time_limit=time_limit,
                   **{k: v for k, v in watch.items() if k in params})
 
 
@@ -164,7 +165,7 @@ def _mip_half(problem, c, max_rules, backend, time_limit, cuts, seed, ref_list, 
                 float(G.pos.sum()), float(G.neg.sum())), 0, M)
         K = max(1, L)
     warm = ref_list if ref_list is not None else "greedy"
-    mip = fit_rule_list_mip(problem, c, max_rules=K, backend=backend, time_limit=time_limit,
+    mip = rulelist.solve(problem, c, max_rules=K, backend=backend, time_limit=time_limit,
                             warm_start=warm, cuts=cuts, seed=seed, node_limit=node_limit,
                             deterministic_time=deterministic_time, callback=callback,
                             memory_limit_mb=mem, history_every=history_every)

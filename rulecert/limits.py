@@ -17,7 +17,7 @@ the same words everywhere:
 * ``DEFAULT_*`` -- the other defaults the command line and the estimators share (time and
   memory limits, antecedent mining, the MIP backend), stated once in the README.
 
-:class:`Deadline` is the clock of one fit (DESIGN rule 6, "one deadline per fit"):
+:class:`Deadline` is the clock of one fit ("one deadline per fit", :doc:`/architecture`):
 ``time_limit`` bounds the whole fit and each phase asks it for what remains
 (:meth:`Deadline.remaining`), instead of re-doing ``max(1e-3, limit - elapsed)`` by hand.
 A step that cannot return a partial result raises :class:`LimitStop` when a limit stops it.

@@ -1,6 +1,7 @@
 """Watching and stopping a run: Ctrl-C, the memory cap, history samples and progress.
 
-DESIGN rule 8, "every run can be stopped and watched", in one place for every learner:
+"Every run can be stopped and watched" (the conventions of :doc:`/architecture`), in one
+place for every learner:
 
 * :func:`catch_interrupt` -- a context manager every fit runs under.  Inside it the first
   Ctrl-C (SIGINT) only *asks* the run to stop: :func:`interrupt_requested` turns true, the
@@ -15,7 +16,7 @@ DESIGN rule 8, "every run can be stopped and watched", in one place for every le
   ``history`` (periodic samples plus events, thinned to at most ``max_history`` entries).
 * :class:`ProgressPrinter` -- the one progress reporter: a callback that writes a line to
   stderr every few seconds once a run is longer than a couple of seconds.  Solvers never
-  print (DESIGN rule 1); the command line and estimators with ``verbose=True`` pass it as the
+  print ("the library never prints"); the command line and estimators with ``verbose=True`` pass it as the
   callback.
 
 Every callback receives the same info dict: ``solver``, ``time``, ``objective``,

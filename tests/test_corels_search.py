@@ -10,7 +10,8 @@ from rulecert import RuleProblem, SolutionStatus, Termination
 from rulecert.reference import brute_force_rule_list
 from rulecert.mining import read_corels
 from rulecert.models.rulelist import rule_list_objective
-from rulecert.search.corels import POLICIES, CorelsBounds, corels
+from rulecert.search import corels
+from rulecert.search.corels import POLICIES, CorelsBounds
 from rulecert.search.corels.bounds import prefix_stats_reference
 from rulecert.reference.rulelist import brute_force_optimum, exhaustive
 
@@ -50,7 +51,7 @@ def pick_c(rng, n):
 def run(problem, c, **kw):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        return corels(problem, c, **kw)
+        return corels.solve(problem, c, **kw)
 
 
 def check_model(problem, c, model, cert):
@@ -340,7 +341,7 @@ def _ok_problem():
 ])
 def test_bad_parameters(kwargs, match):
     with pytest.raises(ValueError, match=match):
-        corels(_ok_problem(), **{"c": 0.3, **kwargs})
+        corels.solve(_ok_problem(), **{"c": 0.3, **kwargs})
 
 
 def test_bad_bounds_flag():
@@ -350,17 +351,17 @@ def test_bad_bounds_flag():
 
 def test_one_class_and_weighted_rejected():
     with pytest.raises(ValueError, match="one class"):
-        corels(RuleProblem.from_matrix(np.array([[1], [0]]), [1, 1]), 0.1)
+        corels.solve(RuleProblem.from_matrix(np.array([[1], [0]]), [1, 1]), 0.1)
     weighted = RuleProblem.from_matrix(np.array([[1], [0], [1]]), [1, 0, 0], sample_weight=[1.0, 2.0, 1.0])
     with pytest.raises(ValueError, match="sample weights"):
-        corels(weighted, 0.1)
+        corels.solve(weighted, 0.1)
     with pytest.raises(ValueError, match="RuleProblem"):
-        corels(np.zeros((3, 3)), 0.1)
+        corels.solve(np.zeros((3, 3)), 0.1)
 
 
 def test_small_c_warns():
     with pytest.warns(UserWarning, match="below 1/n"):
-        corels(_ok_problem(), 0.1)  # 1/n = 0.25
+        corels.solve(_ok_problem(), 0.1)  # 1/n = 0.25
 
 
 # ---- COMPAS (reference C++ CORELS optima) -----------------------------------------------------
@@ -370,7 +371,7 @@ def compas(compas_stem):
 
 
 def _compas_check(compas, c, mistakes, rules, objective, **kw):
-    model, cert = corels(compas, c, **kw)
+    model, cert = corels.solve(compas, c, **kw)
     score = check_model(compas, c, model, cert)
     assert cert.termination is Termination.OPTIMAL and cert.proven_optimal
     assert (score.mistakes, score.n_rules) == (mistakes, rules)
@@ -413,7 +414,7 @@ def test_compas_equivalent_points_off_on_40_antecedents(compas):
 
 
 def test_compas_node_limit(compas):
-    model, cert = corels(compas, 0.005, node_limit=2000)
+    model, cert = corels.solve(compas, 0.005, node_limit=2000)
     check_model(compas, 0.005, model, cert)
     assert cert.termination is Termination.NODE_LIMIT and cert.status is SolutionStatus.FEASIBLE
     assert cert.nodes == 2000

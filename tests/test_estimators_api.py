@@ -27,7 +27,7 @@ def registry():
     return [
         CorelsClassifier(c=0.01, max_card=1, node_limit=2000,
                          binarizer=FeatureBinarizer(n_thresholds=4, negations=True)),
-        RuleListMIPClassifier(c=0.05, max_rules=2, backend="cpsat", threads=1, time_limit=20,
+        RuleListMIPClassifier(c=0.05, max_rules=2, backend="cpsat", workers=1, time_limit=20,
                               binarizer=FeatureBinarizer(n_thresholds=2, negations=True)),
         FallingRuleListClassifier(w=1.0, C=0.01, iterations=50, time_limit=2, node_limit=500,
                                   binarizer=FeatureBinarizer(n_thresholds=4)),

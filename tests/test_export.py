@@ -101,7 +101,7 @@ def test_corels_round_trip_on_compas_and_objective_recomputed(tmp_path, compas):
 
 def test_rule_list_mip_round_trip(tmp_path, heart):
     X, y = heart
-    est = RuleListMIPClassifier(c=0.01, max_rules=2, backend="cpsat", threads=1, time_limit=4,
+    est = RuleListMIPClassifier(c=0.01, max_rules=2, backend="cpsat", workers=1, time_limit=4,
                                 binarizer=FeatureBinarizer(n_thresholds=3, missing="indicator")).fit(X, y)
     saved, _ = _check_round_trip(tmp_path, est, X)
     Xb = _training_binary(est, X)

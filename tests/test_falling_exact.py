@@ -11,7 +11,8 @@ import pytest
 from rulecert.models.falling import counts_fall, frl_objective, make_params, soft_frl_objective
 from rulecert.problem import RuleProblem
 from rulecert.reference import brute_force_falling
-from rulecert.search.falling import branch_and_bound, monte_carlo
+from rulecert.search.falling.bnb import branch_and_bound
+from rulecert.search.falling.mc import monte_carlo
 from rulecert.search.falling.bounds import FallingData, children
 
 WS = [0.5, 1.0, 3.0, 7.0]
@@ -245,7 +246,7 @@ def _mip_agreement(program, n_inst, seed, n_max, m_max, k_max, highs_cap=None):
             solvers.append("highs")
             n_highs += 1
         for s in solvers:
-            mm, mc = solve(P, program, w, C, C1, max_rules=K, solver=s)
+            mm, mc = solve(P, program, w, C, C1, max_rules=K, backend=s)
             assert mc.proven_optimal, (s, mc.summary())
             obj = exact_objective(P, program, mm, w, C, C1)
             assert obj == pytest.approx(mc.objective, abs=1e-12)

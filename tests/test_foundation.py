@@ -148,3 +148,26 @@ def test_compas_minority_matches_reference_file(compas_stem):
     ref = read_minor(str(compas_stem) + ".minor", P.n_samples)
     # the reference marks one minority sample set; the count (the bound) must agree
     assert bits.count(P.minority) == int(ref.sum()) == 2063
+
+
+def test_certify_closing_rule_and_lattice_are_inputs():
+    """CORELS' closing rule proves a limit-stopped run optimal; the MIP's lattice rounds a bound
+    up to the next achievable objective; neither promotes an error, and without them a
+    limit-stopped run whose bound misses its objective stays feasible under its limit."""
+    from rulecert import certify
+    closed = certify(0.30, 0.25, Termination.NODE_LIMIT, solver="s", closed=True)
+    assert closed.termination is Termination.OPTIMAL and closed.lower_bound == 0.30
+    open_ = certify(0.30, 0.25, Termination.NODE_LIMIT, solver="s")
+    assert open_.termination is Termination.NODE_LIMIT and open_.status is SolutionStatus.FEASIBLE
+    # achievable objectives k / 10: a bound of 0.27 proves 0.3
+    lattice = lambda b: math.ceil(b * 10 - 1e-9) / 10  # noqa: E731
+    up = certify(0.30, 0.27, Termination.OPTIMAL, solver="s", lattice=lattice)
+    assert up.proven_optimal and up.lower_bound == 0.30
+    held = certify(0.30, 0.27, Termination.TIME_LIMIT, solver="s", lattice=lattice,
+                   promote_proven=False)
+    assert held.termination is Termination.TIME_LIMIT and held.lower_bound == 0.30
+    assert held.status is SolutionStatus.FEASIBLE
+    wrong = certify(0.30, 0.27, Termination.OPTIMAL, solver="s")
+    assert wrong.termination is Termination.ERROR and "claimed optimal" in wrong.message
+    err = certify(0.30, 0.30, Termination.ERROR, solver="s")
+    assert err.termination is Termination.ERROR and err.status is SolutionStatus.FEASIBLE

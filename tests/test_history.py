@@ -43,17 +43,17 @@ def compas(compas_stem):
 
 
 def test_corels_history_is_periodic_and_monotone(compas):
-    from rulecert.search.corels import corels
+    from rulecert.search import corels
     # a work limit, not a clock: the records' spacing (at least 20x a record's scan) scales
     # with the machine, so the count of periodic samples does not depend on its speed or load
-    _, cert = corels(compas, 0.001, node_limit=20000, history_every=0.01)
+    _, cert = corels.solve(compas, 0.001, node_limit=20000, history_every=0.01)
     _assert_draws_the_run(cert)
     assert {"nodes_expanded", "queue_size"} <= set(cert.history[1])
 
 
 @pytest.mark.parametrize("program", ["frl", "softfrl"])
 def test_frl_branch_and_bound_history(compas, program):
-    from rulecert.search.falling import branch_and_bound
+    from rulecert.search.falling.bnb import branch_and_bound
     _, cert = branch_and_bound(compas, program, 7.0, 1e-6, 0.5 if program == "softfrl" else None,
                                time_limit=HANG_GUARD, history_every=0.05,
                                callback=_stop_after(20))
@@ -63,7 +63,7 @@ def test_frl_branch_and_bound_history(compas, program):
 
 
 def test_frl_monte_carlo_history(compas):
-    from rulecert.search.falling import monte_carlo
+    from rulecert.search.falling.mc import monte_carlo
     _, cert = monte_carlo(compas, "frl", 7.0, 1e-6, iterations=10**7, time_limit=HANG_GUARD,
                           history_every=0.05, callback=_stop_after(20))
     assert "callback" in cert.message, cert.summary()
@@ -85,8 +85,8 @@ def test_frl_solve_both_phases_have_histories(compas):
 def test_corels_history_stays_bounded_and_spaced_on_long_runs(compas):
     """A record scans the queue: asked for a sample at every chunk, CORELS still keeps the
     scans under ~5% of the run, so the history stays small."""
-    from rulecert.search.corels import corels
-    _, cert = corels(compas, 0.001, node_limit=20000, history_every=1e-9)
+    from rulecert.search import corels
+    _, cert = corels.solve(compas, 0.001, node_limit=20000, history_every=1e-9)
     assert 5 <= len(cert.history) <= 200
 
 

@@ -57,10 +57,10 @@ def assert_draws_the_run(cert, at_least=10, last_objective=None):
 
 @pytest.mark.parametrize("backend", ["highs", "cpsat"])
 def test_rule_list_mip_history(backend):
-    from rulecert.mipmodels.rulelist import fit_rule_list_mip
+    from rulecert.mipmodels.rulelist import solve
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        rl, cert = fit_rule_list_mip(hard_rule_list_problem(), 0.002, max_rules=5,
+        rl, cert = solve(hard_rule_list_problem(), 0.002, max_rules=5,
                                      backend=backend, warm_start="greedy",
                                      time_limit=HANG_GUARD, history_every=0.1,
                                      callback=_stop_after(12))
@@ -89,7 +89,7 @@ def test_falling_mip_history(solver):
     A = rng.random((200, 10)) < rng.uniform(0.1, 0.6, 10)
     y = (rng.random(200) < 0.2 + 0.5 * A[:, 0] * A[:, 1]).astype(int)
     fl, cert = solve(RuleProblem.from_matrix(A, y), "frl", 1.0, 0.001, max_rules=4,
-                     solver=solver, time_limit=HANG_GUARD, history_every=0.1,
+                     backend=solver, time_limit=HANG_GUARD, history_every=0.1,
                      callback=_stop_after(12))
     assert "callback" in cert.message, cert.summary()
     # the samples hold the solver's incumbent value; the certificate the decoded list's
@@ -99,11 +99,11 @@ def test_falling_mip_history(solver):
 
 
 def test_progress_callback_sees_the_mip():
-    from rulecert.mipmodels.rulelist import fit_rule_list_mip
+    from rulecert.mipmodels.rulelist import solve
     seen = []
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        fit_rule_list_mip(hard_rule_list_problem(), 0.002, max_rules=5, warm_start="greedy",
+        solve(hard_rule_list_problem(), 0.002, max_rules=5, warm_start="greedy",
                           time_limit=HANG_GUARD, history_every=0.2,
                           callback=_stop_after(3, seen))
     assert len(seen) >= 3

@@ -129,7 +129,7 @@ def test_cli_second_sigint_during_the_stop_aborts_without_a_result(compas_stem, 
         time.sleep(HANG_GUARD)                        # KeyboardInterrupt is raised here
         raise AssertionError("the second Ctrl-C did not abort the command")
 
-    monkeypatch.setattr(corels_module, "corels", search_that_keeps_running)
+    monkeypatch.setattr(corels_module, "solve", search_that_keeps_running)
     assert main(["corels", "--data", str(compas_stem), "--c", "0.001"]) == 130
     out, err = capsys.readouterr()
     assert calls == [0.001] and out == "", out

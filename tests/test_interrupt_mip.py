@@ -101,11 +101,11 @@ def assert_interrupted(cert):
 # ---- in process ---------------------------------------------------------------------------
 @pytest.mark.parametrize("backend", ["highs", "cpsat", "pulp"])
 def test_rule_list_mip_stops_on_sigint_with_incumbent_and_bound(backend):
-    from rulecert.mipmodels.rulelist import fit_rule_list_mip
+    from rulecert.mipmodels.rulelist import solve
     p, c = hard_rule_list_problem(), 0.002
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        rl, cert = interrupted_after(2.0, lambda: fit_rule_list_mip(
+        rl, cert = interrupted_after(2.0, lambda: solve(
             p, c, max_rules=5, backend=backend, warm_start="greedy"))
     assert_interrupted(cert)
     assert cert.status is SolutionStatus.FEASIBLE and rl is not None
@@ -154,7 +154,7 @@ def test_falling_mip_stops_on_sigint(solver):
     y = (rng.random(n) < 0.2 + 0.5 * A[:, 0] * A[:, 1]).astype(int)
     p = RuleProblem.from_matrix(A, y)
     fl, cert = interrupted_after(2.0, lambda: solve(
-        p, "frl", 1.0, 0.001, max_rules=5, solver=solver))
+        p, "frl", 1.0, 0.001, max_rules=5, backend=solver))
     assert_interrupted(cert)
     if fl is not None:
         assert frl_objective(p, fl, 1.0, 0.001).objective == pytest.approx(cert.objective,
@@ -162,7 +162,7 @@ def test_falling_mip_stops_on_sigint(solver):
 
 
 def test_second_sigint_aborts_at_once():
-    from rulecert.mipmodels.rulelist import fit_rule_list_mip
+    from rulecert.mipmodels.rulelist import solve
     p = hard_rule_list_problem()
     running = threading.Event()
     running.set()
@@ -182,7 +182,7 @@ def test_second_sigint_aborts_at_once():
                 sender.start()
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore")
-                    fit_rule_list_mip(p, 0.002, max_rules=5, warm_start="greedy")
+                    solve(p, 0.002, max_rules=5, warm_start="greedy")
                 running.clear()
     finally:
         running.clear()
@@ -191,14 +191,14 @@ def test_second_sigint_aborts_at_once():
 
 def test_python_user_without_catch_interrupt_gets_a_clean_return():
     """A Python user's Ctrl-C without any catch_interrupt of their own: the fit installs it."""
-    from rulecert.mipmodels.rulelist import fit_rule_list_mip
+    from rulecert.mipmodels.rulelist import solve
     p = hard_rule_list_problem()
     timer = threading.Timer(1.5, os.kill, (os.getpid(), signal.SIGINT))
     timer.start()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         # a run that ignored the SIGINT would go on for minutes: time_limit is a hang guard
-        rl, cert = fit_rule_list_mip(p, 0.002, max_rules=5, warm_start="greedy",
+        rl, cert = solve(p, 0.002, max_rules=5, warm_start="greedy",
                                      time_limit=HANG_GUARD)
     timer.cancel()
     assert cert.termination is Termination.INTERRUPTED, cert.summary()
@@ -262,11 +262,11 @@ def test_column_generation_stops_at_the_memory_cap(shared_data, monkeypatch):
 
 
 def test_rule_list_mip_too_big_for_the_cap_is_not_built():
-    from rulecert.mipmodels.rulelist import fit_rule_list_mip
+    from rulecert.mipmodels.rulelist import solve
     p = hard_rule_list_problem()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        rl, cert = fit_rule_list_mip(p, 0.002, max_rules=5, warm_start="greedy",
+        rl, cert = solve(p, 0.002, max_rules=5, warm_start="greedy",
                                      memory_limit_mb=1.0)
     assert cert.termination is Termination.MEMORY_LIMIT and "not built" in cert.message
     assert cert.status is SolutionStatus.FEASIBLE
@@ -361,7 +361,7 @@ def test_cli_crosscheck_sigint_in_the_corels_half_stops_both(compas_stem):
 def test_callback_raising_keyboard_interrupt_is_a_stop_request():
     """A callback that raises KeyboardInterrupt (no Ctrl-C pending) stops the run as a
     request: the solve returns INTERRUPTED with its incumbent."""
-    from rulecert.mipmodels.rulelist import fit_rule_list_mip
+    from rulecert.mipmodels.rulelist import solve
     calls = []
 
     def cb(info):
@@ -371,7 +371,7 @@ def test_callback_raising_keyboard_interrupt_is_a_stop_request():
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        rl, cert = fit_rule_list_mip(hard_rule_list_problem(), 0.002, max_rules=5,
+        rl, cert = solve(hard_rule_list_problem(), 0.002, max_rules=5,
                                      warm_start="greedy", callback=cb, history_every=0.1)
     assert cert.termination is Termination.INTERRUPTED and rl is not None
     assert cert.lower_bound <= cert.objective

@@ -2,7 +2,8 @@
 
 Every import is read from the source (imports inside functions count too), resolved to a
 module of the package, and checked against the layer order of ``rulecert/__init__.py``'s
-docstring and DESIGN.md.  Old module paths still import, with a DeprecationWarning.
+docstring and docs/architecture.md.  Old module paths and the old names of entry points still
+work, with a DeprecationWarning naming the new path.
 """
 import ast
 import importlib
@@ -10,10 +11,11 @@ import pathlib
 import warnings
 
 import networkx as nx
+import numpy as np
 import pytest
 
 import rulecert
-from rulecert import _compat
+from rulecert import RuleProblem, _compat
 
 ROOT = pathlib.Path(rulecert.__file__).parent
 
@@ -143,3 +145,42 @@ def test_old_paths_warn_and_give_the_new_module(old, new):
         mod = importlib.import_module(old)
     assert mod is importlib.import_module(new)
     assert any(issubclass(w.category, DeprecationWarning) and new in str(w.message) for w in rec)
+
+
+RENAMED = sorted((module, old, new) for module, names in _compat.RENAMED.items()
+                 for old, (new, _) in names.items())
+
+
+@pytest.mark.parametrize("module,old,new", RENAMED, ids=[f"{m}.{o}" for m, o, _ in RENAMED])
+def test_old_names_warn_with_the_new_path_and_still_work(module, old, new):
+    mod = importlib.import_module(module)
+    with warnings.catch_warnings(record=True) as rec:
+        warnings.simplefilter("always")
+        obj = getattr(mod, old)
+    assert callable(obj)
+    assert [str(w.message) for w in rec if issubclass(w.category, DeprecationWarning)] == [
+        f"{module}.{old} is renamed: use {new} (the old name goes in the next release)"]
+    assert old not in getattr(mod, "__all__", ())
+    with pytest.raises(AttributeError, match="no attribute 'no_such_name'"):
+        getattr(mod, "no_such_name")
+
+
+def test_an_old_entry_point_gives_the_new_ones_answer():
+    """The old names run the same search as the entry point (CORELS and both falling searches)."""
+    from rulecert.search import corels, falling
+    from rulecert.mipmodels import falling as falling_mip
+    rng = np.random.default_rng(0)
+    A = rng.random((60, 5)) < 0.4
+    p = RuleProblem.from_matrix(A, (rng.random(60) < 0.3 + 0.4 * A[:, 0]).astype(int))
+    with pytest.warns(DeprecationWarning):
+        old = corels.corels(p, 0.02)
+    assert old[1].objective == corels.solve(p, 0.02).certificate.objective
+    with pytest.warns(DeprecationWarning, match="method='exact'"):
+        _, exact = falling.frl_branch_and_bound(p, 2.0, 0.01)
+    assert exact.objective == pytest.approx(
+        falling.solve(p, "frl", 2.0, 0.01, method="exact").certificate.objective, abs=1e-12)
+    with pytest.warns(DeprecationWarning, match="backend='highs'"):
+        _, mip = falling_mip.solve_highs(p, "frl", 2.0, 0.01, max_rules=2)
+    assert mip.objective == pytest.approx(
+        falling_mip.solve(p, "frl", 2.0, 0.01, max_rules=2, backend="highs").certificate.objective,
+        abs=1e-12)

@@ -29,9 +29,9 @@ def _assert_stopped_by_memory(cert, cap):
 
 def test_corels_stops_at_a_small_cap(compas):
     from rulecert.models.rulelist import rule_list_objective
-    from rulecert.search.corels import corels
+    from rulecert.search import corels
     cap = _small_cap()
-    model, cert = corels(compas, 0.001, memory_limit_mb=cap, time_limit=60)
+    model, cert = corels.solve(compas, 0.001, memory_limit_mb=cap, time_limit=60)
     _assert_stopped_by_memory(cert, cap)
     assert rule_list_objective(model, compas, 0.001).objective == pytest.approx(cert.objective)
     assert cert.stats["peak_rss_mb"] < cap + 200     # stopped near the cap, not far past it
@@ -39,7 +39,7 @@ def test_corels_stops_at_a_small_cap(compas):
 
 @pytest.mark.parametrize("program", ["frl", "softfrl"])
 def test_frl_branch_and_bound_stops_at_a_small_cap(compas, program):
-    from rulecert.search.falling import branch_and_bound
+    from rulecert.search.falling.bnb import branch_and_bound
     cap = _small_cap(30.0)
     C1 = 0.5 if program == "softfrl" else None
     model, cert = branch_and_bound(compas, program, 7.0, 1e-6, C1, memory_limit_mb=cap,
@@ -76,9 +76,12 @@ def test_the_default_cap_is_on_everywhere():
     from rulecert.estimators import (BooleanRuleCGClassifier, CorelsClassifier,
                                      FallingRuleListClassifier, RuleListMIPClassifier,
                                      SoftFallingRuleListClassifier)
-    from rulecert.search.corels import corels, rashomon_set
-    from rulecert.search.falling import branch_and_bound, monte_carlo, solve
-    for f in (corels, rashomon_set, branch_and_bound, monte_carlo, solve):
+    from rulecert.search import corels
+    from rulecert.search.corels import rashomon_set
+    from rulecert.search.falling import solve
+    from rulecert.search.falling.bnb import branch_and_bound
+    from rulecert.search.falling.mc import monte_carlo
+    for f in (corels.solve, rashomon_set, branch_and_bound, monte_carlo, solve):
         assert inspect.signature(f).parameters["memory_limit_mb"].default == "auto"
     for est in (CorelsClassifier, FallingRuleListClassifier, SoftFallingRuleListClassifier,
                 RuleListMIPClassifier, BooleanRuleCGClassifier):

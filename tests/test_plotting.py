@@ -12,7 +12,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 from rulecert import Certificate, plotting  # noqa: E402
 from rulecert.models import FallingRuleList  # noqa: E402
 from rulecert.problem import RuleProblem  # noqa: E402
-from rulecert.search.corels import corels  # noqa: E402
+from rulecert.search import corels  # noqa: E402
 
 
 @pytest.fixture
@@ -33,7 +33,7 @@ def _steps(ln):
 
 
 def test_history_draws_the_certificates_points(problem, tmp_path):
-    _, cert = corels(problem, c=0.01, history_every=1e-4)
+    _, cert = corels.solve(problem, c=0.01, history_every=1e-4)
     assert len(cert.history) >= 2
     ax = plotting.plot_history(cert)
     plotting.save(ax, str(tmp_path / "h.png"))
@@ -47,8 +47,8 @@ def test_history_draws_the_certificates_points(problem, tmp_path):
 
 
 def test_history_by_nodes_and_several_certificates(problem):
-    _, a = corels(problem, c=0.01, history_every=1e-4)
-    _, b = corels(problem, c=0.02, history_every=1e-4)
+    _, a = corels.solve(problem, c=0.01, history_every=1e-4)
+    _, b = corels.solve(problem, c=0.02, history_every=1e-4)
     fig, ax = plt.subplots()
     plotting.plot_history([a, b], x="nodes", labels=["c=0.01", "c=0.02"], ax=ax)
     for i, cert in enumerate((a, b)):
@@ -98,7 +98,7 @@ def test_history_bad_input():
 
 
 def test_search_plot_stacks_the_queue_by_length(problem):
-    _, cert = corels(problem, c=0.005, history_every=1e-4)
+    _, cert = corels.solve(problem, c=0.005, history_every=1e-4)
     ax = plotting.plot_search(cert)
     hist = [e for e in cert.history if "queue_by_length" in e]
     depth = max(len(e["queue_by_length"]) for e in hist)

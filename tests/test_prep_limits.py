@@ -195,12 +195,12 @@ def test_the_solver_gets_what_preparation_left(csv, monkeypatch, capsys, hang_gu
     import rulecert.search.corels as corels_pkg
     from rulecert.cli import main
     _slow_binarize(monkeypatch, 0.5)
-    given, corels = [], corels_pkg.corels
+    given, corels = [], corels_pkg.solve
 
     def spy(*a, **k):
         given.append(k["time_limit"])
         return corels(*a, **k)
-    monkeypatch.setattr(corels_pkg, "corels", spy)
+    monkeypatch.setattr(corels_pkg, "solve", spy)
     assert main(["corels", "--data", csv, "--time-limit", "60", "--quiet"]) == 0
     assert len(given) == 1 and given[0] <= 60 - 0.5
     assert "proven optimal  : True" in capsys.readouterr().out

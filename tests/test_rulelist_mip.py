@@ -17,7 +17,7 @@ from rulecert.certificate import SolutionStatus, Termination
 from rulecert.reference import brute_force_rule_list
 from rulecert.mipmodels import rulelist as RL
 from rulecert.mipmodels.rulelist import fit as RL_fit
-from rulecert.mipmodels.rulelist import (BACKENDS, RuleListMIP, fit_rule_list_mip,
+from rulecert.mipmodels.rulelist import (BACKENDS, RuleListMIP, solve,
                                          rule_list_mip_model)
 from rulecert.models.rulelist import prefix_objective, rule_list_objective
 from rulecert.problem import RuleProblem
@@ -131,7 +131,7 @@ def _instances(count, seed, n_max=300, m_max=15):
 
 def _check_against_reference(p, c, K, backend, **kw):
     with _nowarn():
-        rl, cert = fit_rule_list_mip(p, c, max_rules=K, backend=backend, warm_start="greedy", **kw)
+        rl, cert = solve(p, c, max_rules=K, backend=backend, warm_start="greedy", **kw)
     ref, ref_prefix = reference_optimum(p, c, K)
     assert cert.termination is Termination.OPTIMAL, cert.summary()
     assert cert.status is SolutionStatus.OPTIMAL and cert.proven_optimal
@@ -146,8 +146,8 @@ def _check_against_reference(p, c, K, backend, **kw):
     assert again.predictions == rl.predictions and again.default == rl.default
     assert abs(cert.stats["raw_objective"] - cert.stats["solver_objective"]) < 1e-6
     if HAVE_CORELS:
-        from rulecert.search.corels import corels
-        crl, ccert = corels(p, c, max_length=K)
+        from rulecert.search import corels
+        crl, ccert = corels.solve(p, c, max_length=K)
         assert ccert.proven_optimal
         assert math.isclose(ccert.objective, cert.objective, abs_tol=1e-12)
     return rl, cert
@@ -195,7 +195,7 @@ def test_mip_matches_brute_force_tiny(backend):
         K = int(rng.integers(1, 4))
         _, bs = brute_force_rule_list(p, c, K)
         with _nowarn():
-            rl, cert = fit_rule_list_mip(p, c, max_rules=K, backend=backend)
+            rl, cert = solve(p, c, max_rules=K, backend=backend)
         assert cert.proven_optimal and math.isclose(cert.objective, bs.objective, abs_tol=1e-12)
 
 
@@ -213,10 +213,10 @@ def test_mip_equals_enumeration_sweep(backend):
 def test_cuts_off_gives_same_optimum():
     for p, c, K in _instances(6, seed=5, n_max=150, m_max=8):
         with _nowarn():
-            _, a = fit_rule_list_mip(p, c, max_rules=K, cuts=True)
-            _, b = fit_rule_list_mip(p, c, max_rules=K, cuts=False)
-            _, d = fit_rule_list_mip(p, c, max_rules=K, cuts=["order", "last"], backend="cpsat")
-            _, e = fit_rule_list_mip(p, c, max_rules=K, length_bound=False)
+            _, a = solve(p, c, max_rules=K, cuts=True)
+            _, b = solve(p, c, max_rules=K, cuts=False)
+            _, d = solve(p, c, max_rules=K, cuts=["order", "last"], backend="cpsat")
+            _, e = solve(p, c, max_rules=K, length_bound=False)
         assert a.proven_optimal and b.proven_optimal and d.proven_optimal and e.proven_optimal
         assert math.isclose(a.objective, b.objective, abs_tol=1e-12)
         assert math.isclose(a.objective, d.objective, abs_tol=1e-12)
@@ -237,7 +237,7 @@ def _hard_problem(seed=1, n=300, M=15):
 def test_limit_stopped_bounds_are_valid(backend, limit):
     p, c, K = _hard_problem(seed=1, n=150, M=8), 0.005, 4
     with _nowarn():
-        rl, cert = fit_rule_list_mip(p, c, max_rules=K, backend=backend, warm_start="greedy", **limit)
+        rl, cert = solve(p, c, max_rules=K, backend=backend, warm_start="greedy", **limit)
     ref, _ = reference_optimum(p, c, K)
     assert cert.termination in (Termination.NODE_LIMIT, Termination.ITERATION_LIMIT,
                                 Termination.TIME_LIMIT), cert.summary()
@@ -255,7 +255,7 @@ def test_pulp_optimal_after_a_limit_stop_never_reaches_certificate():
     p = _hard_problem(seed=4, n=200, M=10)
     seen = []
     with _nowarn():
-        rl, cert = fit_rule_list_mip(p, 0.002, max_rules=5, backend="pulp", time_limit=120,
+        rl, cert = solve(p, 0.002, max_rules=5, backend="pulp", time_limit=120,
                                      warm_start="greedy", history_every=0.1,
                                      callback=lambda info: seen.append(info) or len(seen) >= 3)
     assert len(seen) >= 3 and "callback" in cert.message, cert.summary()
@@ -272,7 +272,7 @@ def test_pulp_time_limit_stop_is_a_time_limit():
     nothing to call "Optimal"): the certificate is the same, so only it is checked."""
     p = _hard_problem(seed=4, n=200, M=10)
     with _nowarn():
-        rl, cert = fit_rule_list_mip(p, 0.002, max_rules=5, backend="pulp", time_limit=0.5,
+        rl, cert = solve(p, 0.002, max_rules=5, backend="pulp", time_limit=0.5,
                                      warm_start="greedy")
     assert cert.termination is Termination.TIME_LIMIT, (cert.summary(), cert.stats["pulp_status"])
     assert cert.status is SolutionStatus.FEASIBLE and not cert.proven_optimal
@@ -282,11 +282,11 @@ def test_pulp_time_limit_stop_is_a_time_limit():
 
 def test_time_limit_zero_returns_warm_start_honestly():
     p = _hard_problem(n=100, M=6)
-    rl, cert = fit_rule_list_mip(p, 0.01, max_rules=3, time_limit=0, warm_start="greedy")
+    rl, cert = solve(p, 0.01, max_rules=3, time_limit=0, warm_start="greedy")
     assert cert.termination is Termination.TIME_LIMIT and cert.status is SolutionStatus.FEASIBLE
     assert cert.stats["incumbent_source"] == "warm_start"
     assert cert.objective == cert.warm_start_objective == rule_list_objective(rl, p, 0.01).objective
-    rl2, cert2 = fit_rule_list_mip(p, 0.01, max_rules=3, time_limit=0)
+    rl2, cert2 = solve(p, 0.01, max_rules=3, time_limit=0)
     assert rl2 is None and cert2.status is SolutionStatus.NONE and cert2.objective is None
 
 
@@ -315,15 +315,15 @@ def test_compas_subsample_certifies_the_unrestricted_optimum(c, seed):
     assert p.n_samples == 300 and p.n_antecedents == 15
     ref, ref_prefix = reference_optimum(p, c, None)           # unrestricted
     for backend in BACKENDS:
-        rl, cert = fit_rule_list_mip(p, c, max_rules=5, backend=backend, warm_start="greedy")
+        rl, cert = solve(p, c, max_rules=5, backend=backend, warm_start="greedy")
         assert cert.termination is Termination.OPTIMAL, cert.summary()
         assert cert.stats["exact_for_unrestricted"], cert.message
         assert "exact for the unrestricted problem" in cert.message
         assert math.isclose(cert.objective, ref, abs_tol=1e-12), (backend, ref_prefix, str(rl))
         assert rule_list_objective(rl, p, c).objective == cert.objective
     if HAVE_CORELS:
-        from rulecert.search.corels import corels
-        _, ccert = corels(p, c)
+        from rulecert.search import corels
+        _, ccert = corels.solve(p, c)
         assert ccert.proven_optimal and math.isclose(ccert.objective, ref, abs_tol=1e-12)
 
 
@@ -334,7 +334,7 @@ def test_compas_subsample_restricted_lengths(c):
     for K in (1, 2, 3):
         ref, _ = reference_optimum(p, c, K)
         for backend in BACKENDS:
-            rl, cert = fit_rule_list_mip(p, c, max_rules=K, backend=backend, length_bound=False)
+            rl, cert = solve(p, c, max_rules=K, backend=backend, length_bound=False)
             assert cert.proven_optimal and math.isclose(cert.objective, ref, abs_tol=1e-12)
 
 
@@ -342,7 +342,7 @@ def test_compas_subsample_restricted_lengths(c):
 def test_exactness_flag_and_message():
     p = planted_problem(seed=2, n=200, M=8)
     with _nowarn():
-        _, small = fit_rule_list_mip(p, 0.001, max_rules=1)
+        _, small = solve(p, 0.001, max_rules=1)
     assert small.proven_optimal
     L = small.stats["prefix_length_bound"]
     assert L > 1 and small.stats["exact_for_unrestricted"] is False
@@ -351,7 +351,7 @@ def test_exactness_flag_and_message():
     assert small.stats["prefix_length_bound_jmlr"] >= L
     R = small.stats["prefix_length_bound_objective"]
     assert small.stats["prefix_length_bound_jmlr"] == min(8, math.floor(R / 0.001 + 1e-9))
-    _, big = fit_rule_list_mip(p, 0.05, max_rules=8)
+    _, big = solve(p, 0.05, max_rules=8)
     assert big.stats["exact_for_unrestricted"] is True
     ref, _ = reference_optimum(p, 0.05, None)
     assert math.isclose(big.objective, ref, abs_tol=1e-12)
@@ -374,21 +374,21 @@ def test_warm_start_forms_and_record():
     c = 0.01
     ref, ref_prefix = reference_optimum(p, c, 3)
     for ws in ("greedy", list(ref_prefix), rule_list_from_prefix(p, ref_prefix), None):
-        rl, cert = fit_rule_list_mip(p, c, max_rules=3, warm_start=ws)
+        rl, cert = solve(p, c, max_rules=3, warm_start=ws)
         assert cert.proven_optimal and math.isclose(cert.objective, ref, abs_tol=1e-12)
         if ws is None:
             assert cert.warm_start_objective is None
         else:
             assert cert.warm_start_objective is not None
             assert cert.warm_start_objective >= ref - 1e-12
-    rl, cert = fit_rule_list_mip(p, c, max_rules=3, warm_start=list(ref_prefix), backend="cpsat")
+    rl, cert = solve(p, c, max_rules=3, warm_start=list(ref_prefix), backend="cpsat")
     assert math.isclose(cert.warm_start_objective, ref, abs_tol=1e-12)
 
 
 def test_warm_start_is_repaired_to_fit_the_model():
     p = _hard_problem(seed=3, n=150, M=8)
     # duplicates, too long, and rules that classify too few samples correctly
-    rl, cert = fit_rule_list_mip(p, 0.02, max_rules=2, warm_start=[5, 5, 1, 2, 3, 4])
+    rl, cert = solve(p, 0.02, max_rules=2, warm_start=[5, 5, 1, 2, 3, 4])
     assert cert.proven_optimal
     wp = cert.stats["warm_start_prefix"]
     assert len(wp) <= 2 and len(set(wp)) == len(wp)
@@ -423,20 +423,20 @@ def test_bad_input_raises_before_work(no_solver, kwargs, match):
     kwargs = dict(kwargs)
     c = kwargs.pop("c", 0.01)
     with pytest.raises(ValueError, match=match):
-        fit_rule_list_mip(p, c, **kwargs)
+        solve(p, c, **kwargs)
 
 
 def test_one_class_and_too_large_and_weights(no_solver, monkeypatch):
     A = np.random.default_rng(0).random((30, 3)) < 0.5
     with pytest.raises(ValueError, match="one class"):
-        fit_rule_list_mip(RuleProblem.from_matrix(A, np.ones(30, int)), 0.01, max_rules=2)
+        solve(RuleProblem.from_matrix(A, np.ones(30, int)), 0.01, max_rules=2)
     p = _hard_problem(seed=1, n=50, M=4)
     monkeypatch.setitem(RL.MAX_NONZEROS, "pulp", 100)
     with pytest.raises(ValueError, match="above the pulp backend's limit"):
-        fit_rule_list_mip(p, 0.01, max_rules=3, backend="pulp")
+        solve(p, 0.01, max_rules=3, backend="pulp")
     pw = RuleProblem.from_matrix(A, (A[:, 0]).astype(int), sample_weight=np.linspace(0.5, 1.5, 30))
     with pytest.raises(ValueError, match="integer-valued sample weights"):
-        fit_rule_list_mip(pw, 0.01, max_rules=2, backend="cpsat")
+        solve(pw, 0.01, max_rules=2, backend="cpsat")
 
 
 # ---- a missing or failing solver reports ERROR, never falls back -------------------------------
@@ -445,15 +445,15 @@ def test_missing_solvers_report_error(monkeypatch):
     from rulecert.mipmodels import highs as H
     p = _hard_problem(seed=1, n=60, M=4)
     monkeypatch.setattr(H, "highspy", None)
-    rl, cert = fit_rule_list_mip(p, 0.01, max_rules=2, backend="highs", warm_start="greedy")
+    rl, cert = solve(p, 0.01, max_rules=2, backend="highs", warm_start="greedy")
     assert rl is None and cert.termination is Termination.ERROR
     assert cert.status is SolutionStatus.NONE and "highspy is not available" in cert.message
     monkeypatch.setattr(CP, "cp_model", None)
-    rl, cert = fit_rule_list_mip(p, 0.01, max_rules=2, backend="cpsat")
+    rl, cert = solve(p, 0.01, max_rules=2, backend="cpsat")
     assert rl is None and cert.termination is Termination.ERROR and "ortools" in cert.message
     import pulp
     monkeypatch.setattr(pulp.HiGHS, "available", lambda self: False)
-    rl, cert = fit_rule_list_mip(p, 0.01, max_rules=2, backend="pulp")
+    rl, cert = solve(p, 0.01, max_rules=2, backend="pulp")
     assert rl is None and cert.termination is Termination.ERROR and "PuLP" in cert.message
 
 
@@ -465,7 +465,7 @@ def test_inconsistent_solver_objective_is_an_error(monkeypatch):
         prefix, labels, default = real(self, x)
         return prefix, labels, 1 - default
     monkeypatch.setattr(RuleListMIP, "decode", wrong)
-    rl, cert = fit_rule_list_mip(p, 0.01, max_rules=2)
+    rl, cert = solve(p, 0.01, max_rules=2)
     assert cert.termination is Termination.ERROR and "INCONSISTENT" in cert.message
     assert not cert.proven_optimal
 
@@ -517,14 +517,14 @@ def test_weighted_problem_matches_repetition():
     pw = RuleProblem.from_matrix(D, p.y, sample_weight=w.astype(float))
     pr = RuleProblem.from_matrix(D[rep], p.y[rep])
     for backend in BACKENDS:
-        _, a = fit_rule_list_mip(pw, 0.02, max_rules=3, backend=backend)
-        _, b = fit_rule_list_mip(pr, 0.02, max_rules=3, backend=backend)
+        _, a = solve(pw, 0.02, max_rules=3, backend=backend)
+        _, b = solve(pr, 0.02, max_rules=3, backend=backend)
         assert a.proven_optimal and b.proven_optimal
         assert math.isclose(a.objective, b.objective, abs_tol=1e-12)
     # fractional weights (HiGHS only): checked against enumeration of weighted objectives
     wf = rng.uniform(0.2, 2.0, p.n_samples)
     pf = RuleProblem.from_matrix(D, p.y, sample_weight=wf)
-    rl, cert = fit_rule_list_mip(pf, 0.02, max_rules=2)
+    rl, cert = solve(pf, 0.02, max_rules=2)
     best = min(rule_list_objective(rule_list_from_prefix(pf, q), pf, 0.02).objective
                for k in range(3) for q in itertools.permutations(range(p.n_antecedents), k))
     assert cert.proven_optimal and math.isclose(cert.objective, best, abs_tol=1e-7)
@@ -533,7 +533,7 @@ def test_weighted_problem_matches_repetition():
 
 def test_cpsat_history_and_stats():
     p = _hard_problem(seed=2, n=120, M=6)
-    rl, cert = fit_rule_list_mip(p, 0.01, max_rules=3, backend="cpsat", warm_start="greedy")
+    rl, cert = solve(p, 0.01, max_rules=3, backend="cpsat", warm_start="greedy")
     assert cert.history and all(h["lower_bound"] <= h["objective"] + 1e-9 for h in cert.history)
     for key in ("n_groups", "n_variables", "n_constraints", "effective_max_rules",
                 "prefix_length_bound", "exact_for_unrestricted", "solver_bound"):
@@ -588,7 +588,7 @@ def test_irrational_looking_c_on_every_backend():
     c = 1 / 30
     ref, _ = reference_optimum(p, c, 2)
     for backend in BACKENDS:
-        rl, cert = fit_rule_list_mip(p, c, max_rules=2, backend=backend)
+        rl, cert = solve(p, c, max_rules=2, backend=backend)
         assert math.isclose(cert.objective, ref, abs_tol=1e-12)
         assert cert.lower_bound <= ref + 1e-12 and cert.proven_optimal, cert.summary()
     assert cert.stats["bound_correction"] > 0 and cert.stats["cpsat_c"] != str(RL.c_fraction(c))

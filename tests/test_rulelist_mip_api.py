@@ -52,9 +52,9 @@ def test_classifier_matches_function_and_weights():
     rep = np.repeat(np.arange(len(y)), w)
     for backend in ("cpsat", "highs"):
         clf = RuleListMIPClassifier(c=0.01, max_rules=2, min_support=0.0, backend=backend,
-                                    threads=1).fit(X, y, sample_weight=w)
+                                    workers=1).fit(X, y, sample_weight=w)
         clf2 = RuleListMIPClassifier(c=0.01, max_rules=2, min_support=0.0, backend=backend,
-                                     threads=1).fit(X.iloc[rep], y[rep])
+                                     workers=1).fit(X.iloc[rep], y[rep])
         assert math.isclose(clf.certificate_.objective, clf2.certificate_.objective, abs_tol=1e-12)
         assert (clf.predict(X) == clf2.predict(X)).all()
 

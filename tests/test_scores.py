@@ -28,7 +28,7 @@ def _fast(name):
     fb = FeatureBinarizer(n_thresholds=3, negations=True)
     return {
         "corels": (CorelsClassifier(c=0.02, max_card=1, node_limit=3000, binarizer=fb), {"c": [0.01, 0.03]}),
-        "mip": (RuleListMIPClassifier(c=0.02, max_rules=2, backend="cpsat", threads=1, time_limit=2,
+        "mip": (RuleListMIPClassifier(c=0.02, max_rules=2, backend="cpsat", workers=1, time_limit=2,
                                       binarizer=fb), {"c": [0.01, 0.03]}),
         "frl": (FallingRuleListClassifier(w=2.0, C=0.01, iterations=50, time_limit=2, node_limit=300,
                                           binarizer=fb), {"w": [1.0, 2.0]}),
@@ -70,7 +70,7 @@ def test_grid_search_roc_auc_runs_and_scores_agree_with_predict(heart, name):
 
 def test_rule_list_mip_proba_is_the_training_rate_of_each_rule(heart):
     X, y = heart
-    est = RuleListMIPClassifier(c=0.01, max_rules=2, backend="cpsat", threads=1, time_limit=4,
+    est = RuleListMIPClassifier(c=0.01, max_rules=2, backend="cpsat", workers=1, time_limit=4,
                                 binarizer=FeatureBinarizer(n_thresholds=3)).fit(X, y)
     Xb = est.binarizer_.transform(X).to_numpy().astype(bool)
     rl = est.rule_list_

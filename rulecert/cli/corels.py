@@ -38,12 +38,12 @@ def result_dict(rule_list, cert, problem, c) -> dict:
 
 
 def run(args) -> int:
-    from ..search.corels import corels
+    from ..search import corels
     from ._data import class_labels, load_problem, save_model_if_asked, time_left
     from ._plot import write_plot
     from ._run import exit_code, progress
     problem, desc = load_problem(args)
-    rule_list, cert = corels(problem, args.c, policy=args.policy, max_length=args.max_length,
+    rule_list, cert = corels.solve(problem, args.c, policy=args.policy, max_length=args.max_length,
                              time_limit=time_left(args), node_limit=args.node_limit,
                              memory_limit_mb=args.memory_limit_mb, callback=progress(args))
     res = result_dict(rule_list, cert, problem, args.c)

@@ -212,7 +212,7 @@ class BooleanRuleCGClassifier(BinaryRuleClassifier):
     def _colgen(self, Xb, y01, sw, names, complexity_bound, time_limit, seed,
                 initial_clauses=None, initial_solution=None):
         """One column-generation solve on validated binary data with this estimator's
-        options; returns its :class:`~rulecert.mipmodels.colgen.ColgenSolution`.
+        options; returns its :class:`~rulecert.mipmodels.colgen.ColGenSolution`.
         ``time_limit`` counts from the call: importing the solvers (about a second on the
         first fit of a process) and building the problem count against it."""
         deadline = Deadline(time_limit)
@@ -249,7 +249,7 @@ class BooleanRuleCGClassifier(BinaryRuleClassifier):
         """
         from sklearn.utils.validation import check_is_fitted
 
-        from ..mipmodels.colgen import ColgenSolution
+        from ..mipmodels.colgen import ColGenSolution
         from ..mipmodels.colgen import strengthen_bound as strengthen
         from ..monitor import catch_interrupt
         check_is_fitted(self, "certificate_")
@@ -257,7 +257,7 @@ class BooleanRuleCGClassifier(BinaryRuleClassifier):
             raise ValueError(f"this {type(self).__name__} fit has no bound state to strengthen "
                              "(no column-generation iteration ran)")
         Xb, y01, sw, names = self._prepare_binary_fit(X, y, sample_weight, reset=False)
-        sol = ColgenSolution(model=self.ruleset_, certificate=self.certificate_,
+        sol = ColGenSolution(model=self.ruleset_, certificate=self.certificate_,
                              column_pool=self.columns_, solution_clauses=self._solution_clauses,
                              bound_state=self._bound_state)
         with catch_interrupt():

@@ -74,14 +74,14 @@ class CorelsClassifier(BinaryRuleClassifier):
     def fit(self, X, y):
         from ..mining.antecedents import mine_antecedents
         from ..models.rulelist import rule_list_from_prefix
-        from ..search.corels import corels
+        from ..search import corels
 
         self._validate_params()
         Xb, y01, _, names = self._prepare_fit(X, y)
         aset = mine_antecedents(Xb, names, max_card=self.max_card, min_support=self.min_support,
                                 negations=self.negations)
         problem = aset.to_problem(y01)
-        rule_list, cert = corels(problem, self.c, policy=self.policy, max_length=self.max_length,
+        rule_list, cert = corels.solve(problem, self.c, policy=self.policy, max_length=self.max_length,
                                  time_limit=self.time_limit, node_limit=self.node_limit,
                                  memory_limit_mb=self.memory_limit_mb, callback=self._callback())
         if not rule_list.counts:

@@ -34,7 +34,7 @@ class RuleListMIPClassifier(BinaryRuleClassifier):
         HiGHS (the default, as ``rulecert crosscheck``) is deterministic and takes any sample
         weights; CP-SAT was several times faster on these models in our measurements
         (``experiments/bench_rulelist_mip.py``) but needs integer-valued sample weights and
-        one worker (``threads=1``) for reproducible fits.
+        one worker (``workers=1``) for reproducible fits.
     time_limit : float or None
         Seconds for the whole solve; a limit-stopped fit keeps the incumbent (certificate
         FEASIBLE with its gap).
@@ -49,7 +49,7 @@ class RuleListMIPClassifier(BinaryRuleClassifier):
     max_card, min_support, negations : antecedent mining settings (default: single literals).
     seed : int
         Solver seed.
-    threads : int or None
+    workers : int or None
         HiGHS threads / CP-SAT workers (None: HiGHS default, 2 CP-SAT workers); one CP-SAT
         worker makes fits reproducible.
     binarizer : transformer or None
@@ -81,7 +81,7 @@ class RuleListMIPClassifier(BinaryRuleClassifier):
         "min_support": [Interval(Real, 0, 0.5, closed="left")],
         "negations": ["boolean"],
         "seed": [Interval(Integral, 0, None, closed="left")],
-        "threads": [None, Interval(Integral, 1, None, closed="left")],
+        "workers": [None, Interval(Integral, 1, None, closed="left")],
         "binarizer": [None, HasMethods(["fit", "transform"])],
         **WATCH_CONSTRAINTS,
     }
@@ -92,7 +92,7 @@ class RuleListMIPClassifier(BinaryRuleClassifier):
                  time_limit=DEFAULT_TIME_LIMIT, node_limit=None, deterministic_time=None,
                  greedy_start=True, cuts=True,
                  max_card=DEFAULT_MIP_MAX_CARD, min_support=DEFAULT_MIN_SUPPORT, negations=True,
-                 seed=DEFAULT_SEED, threads=None, binarizer=None,
+                 seed=DEFAULT_SEED, workers=None, binarizer=None,
                  memory_limit_mb=DEFAULT_MEMORY_LIMIT_MB, verbose=False, callback=None):
         self._store_params(locals())
 
@@ -100,7 +100,7 @@ class RuleListMIPClassifier(BinaryRuleClassifier):
     def fit(self, X, y, sample_weight=None):
         from ..certificate import Termination
         from ..mining.antecedents import mine_antecedents
-        from ..mipmodels.rulelist import fit_rule_list_mip
+        from ..mipmodels import rulelist
 
         self._validate_params()
         if self.node_limit is not None and self.backend == "cpsat":
@@ -113,11 +113,11 @@ class RuleListMIPClassifier(BinaryRuleClassifier):
         aset = mine_antecedents(Xb, names, max_card=self.max_card, min_support=self.min_support,
                                 negations=self.negations)
         problem = aset.to_problem(y01, sample_weight=sw)
-        rule_list, cert = fit_rule_list_mip(
+        rule_list, cert = rulelist.solve(
             problem, self.c, max_rules=self.max_rules, backend=self.backend,
             time_limit=self.time_limit, node_limit=self.node_limit,
             warm_start="greedy" if self.greedy_start else None, cuts=self.cuts,
-            seed=self.seed, threads=self.threads, deterministic_time=self.deterministic_time,
+            seed=self.seed, workers=self.workers, deterministic_time=self.deterministic_time,
             memory_limit_mb=self.memory_limit_mb, callback=self._callback())
         if cert.termination is Termination.ERROR and rule_list is None:
             raise RuntimeError(f"the {self.backend} MIP solver failed: {cert.message}")

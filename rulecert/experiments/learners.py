@@ -232,10 +232,10 @@ def _check_corels(params):
 
 def _fit_corels(params, problem, tr, te, seed, threads):
     from ..models.rulelist import rule_list_objective
-    from ..search.corels import corels
+    from ..search import corels
     p = dict(params)
     off = p.pop("bounds_off")
-    rl, cert = corels(problem, p.pop("c"), bounds=_corels_bounds(off), **p)
+    rl, cert = corels.solve(problem, p.pop("c"), bounds=_corels_bounds(off), **p)
     score = rule_list_objective(rl, problem, params["c"])
     return Fit(complexity=rl.n_rules, certificate=cert,
                detail={"rules": rl.to_text()},
@@ -244,8 +244,8 @@ def _fit_corels(params, problem, tr, te, seed, threads):
 
 
 def _warm_corels(problem):
-    from ..search.corels import corels
-    corels(problem, 0.05)   # compile the kernel before any timed fit
+    from ..search import corels
+    corels.solve(problem, 0.05)   # compile the kernel before any timed fit
 
 
 # ---- falling rule lists and the ROC baselines (experiments/frl_bank.py) ----------------------
@@ -275,7 +275,8 @@ def _check_frl(params):
 def _fit_frl(params, table, tr, te, seed, threads):
     """Algorithm FRL / softFRL (Monte-Carlo), and with ``search="exact"`` the branch-and-bound
     seeded with the Monte-Carlo list, on antecedents mined from the training rows."""
-    from ..search.falling import branch_and_bound, monte_carlo
+    from ..search.falling.bnb import branch_and_bound
+    from ..search.falling.mc import monte_carlo
     problem = _mined(table, tr, params["max_predicates"], params["min_support"])
     prog, w, C, C1 = params["program"], params["w"], params["C"], params["C1"]
     it = params["mc_iterations"]

@@ -35,7 +35,7 @@ K * C1 / Q, and its objective is the exact objective of the returned list.
 Every certificate's objective is recomputed exactly from the returned list with
 :mod:`rulecert.models.falling`; statuses come from :mod:`rulecert.mipmodels.highs` /
 :mod:`rulecert.mipmodels.cpsat`, and :func:`rulecert.certificate.certify` decides the
-certificate.  The entry point is :func:`solve` (``solver="highs"`` or ``"cpsat"``).
+certificate.  The entry point is :func:`solve` (``backend="highs"`` or ``"cpsat"``).
 """
 from __future__ import annotations
 
@@ -44,7 +44,8 @@ from fractions import Fraction
 
 import numpy as np
 
-from ..certificate import Termination, certify
+from .. import _compat
+from ..certificate import Solution, Termination, certify
 from ..limits import DEFAULT_SEED, Deadline, resolve_memory_limit_mb
 from ..monitor import Monitor, catch_interrupt
 from ..models.falling import (FallingRuleList, check_falling_problem, frl_objective, make_params,
@@ -209,7 +210,7 @@ def _highs_order_rows(B, program, s_idx, al, K, M, C1):
 
 
 def _solve_highs(problem, program: str, w, C, C1=None, *, max_rules: int, time_limit=None,
-                 node_limit=None, threads: int | None = 1, seed: int = DEFAULT_SEED,
+                 node_limit=None, workers: int | None = 1, seed: int = DEFAULT_SEED,
                  monitor=None):
     """Exact MIP of Program 2.9 / 5.1 with at most ``max_rules`` rules on HiGHS."""
     w, C, C1, K, Pat, pos, neg = _setup(problem, program, w, C, C1, max_rules)
@@ -227,7 +228,7 @@ def _solve_highs(problem, program: str, w, C, C1=None, *, max_rules: int, time_l
     _highs_assignment_rows(B, s_idx, c_idx, Pat, K, C)
     _highs_position_rows(B, s_idx, c_idx, al, z_idx, yv, lv, pos, neg, K, M, w)
     _highs_order_rows(B, program, s_idx, al, K, M, C1)
-    h = _highs.new_highs(threads=threads, seed=seed)
+    h = _highs.new_highs(workers=workers, seed=seed)
     h.setOptionValue("primal_feasibility_tolerance", 1e-9)
     h.setOptionValue("mip_feasibility_tolerance", 1e-9)
     B.to_highs(h)
@@ -380,11 +381,13 @@ def _solve_cpsat(problem, program: str, w, C, C1=None, *, max_rules: int, time_l
                         lower_shift=shift, abs_tol=tol, history=_history(monitor))
 
 
-def solve(problem, program: str, w, C, C1=None, *, max_rules: int, solver: str = "highs",
-          callback=None, memory_limit_mb="auto", history_every: float = 1.0, **kwargs):
-    """Exact FRL / softFRL MIP with at most ``max_rules`` rules: ``(FallingRuleList, Certificate)``.
+def solve(problem, program: str, w, C, C1=None, *, max_rules: int, backend: str = "highs",
+          callback=None, memory_limit_mb="auto", history_every: float = 1.0, **kwargs) -> Solution:
+    """Exact FRL / softFRL MIP with at most ``max_rules`` rules.
 
-    ``solver="highs"`` (options ``time_limit``, ``node_limit``, ``threads``, ``seed``) or
+    Returns a :class:`~rulecert.certificate.Solution` (unpacks as ``(FallingRuleList,
+    Certificate)``; the list is None when no solution is held).
+    ``backend="highs"`` (options ``time_limit``, ``node_limit``, ``workers``, ``seed``) or
     ``"cpsat"`` (options ``time_limit``, ``workers``, ``seed``, ``deterministic_time``,
     ``penalty_scale``).  ``callback`` receives the progress info dict of
     :mod:`rulecert.monitor` at every history sample (returning True stops: ``INTERRUPTED``);
@@ -393,14 +396,15 @@ def solve(problem, program: str, w, C, C1=None, *, max_rules: int, solver: str =
     ``history_every`` is the seconds between history samples.  Ctrl-C stops the solve
     cleanly (``INTERRUPTED`` with the solver's incumbent and bound).
     """
-    if solver not in ("highs", "cpsat", "cp-sat"):
-        raise ValueError(f"solver must be 'highs' or 'cpsat', got {solver!r}")
-    monitor = Monitor(f"{program}-mip ({solver})", deadline=Deadline(None),
+    if backend not in ("highs", "cpsat"):
+        raise ValueError(f"backend must be 'highs' or 'cpsat', got {backend!r}")
+    monitor = Monitor(f"{program}-mip ({backend})", deadline=Deadline(None),
                       memory_limit_mb=resolve_memory_limit_mb(memory_limit_mb),
                       callback=callback, history_every=history_every)
-    run = _solve_highs if solver == "highs" else _solve_cpsat
+    run = _solve_highs if backend == "highs" else _solve_cpsat
     with catch_interrupt():
-        return run(problem, program, w, C, C1, max_rules=max_rules, monitor=monitor, **kwargs)
+        return Solution(*run(problem, program, w, C, C1, max_rules=max_rules, monitor=monitor,
+                             **kwargs))
 
 
 BYTES_PER_ENTRY = 400
@@ -434,3 +438,5 @@ def _sample_map(scale: float, shift: float):
 
 def _history(monitor):
     return [] if monitor is None else monitor.history
+
+__getattr__ = _compat.renamed(__name__)

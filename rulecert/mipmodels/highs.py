@@ -5,7 +5,7 @@ We read HiGHS's own model status and info (``mip_dual_bound``, ``objective_funct
 trust a wrapper's word: PuLP, for instance, reports a HiGHS time-limit stop as "Optimal".
 Certifying runs set ``mip_rel_gap = 0`` and an absolute gap below the objective's granularity.
 
-Stopping and watching a run (DESIGN rule 8) is also done here, once for HiGHS and CP-SAT
+Stopping and watching a run (:doc:`/architecture`, conventions) is also done here, once for HiGHS and CP-SAT
 (:mod:`.cpsat` uses :func:`run_watched`): the solver runs in a worker thread while the calling
 thread waits in short steps (:data:`POLL_SECONDS`), so that a Ctrl-C reaches Python's handler
 at once (:mod:`rulecert.monitor`).  At each step the waiting thread asks whether the run must
@@ -82,15 +82,16 @@ class MipResult:
     ``getSolution``, PuLP's ``findSolutionValues``)."""
 
 
-def new_highs(*, threads: int | None = None, seed: int = 0) -> "highspy.Highs":
-    """A quiet, seeded Highs object (raises RuntimeError with the import error if missing)."""
+def new_highs(*, workers: int | None = None, seed: int = 0) -> "highspy.Highs":
+    """A quiet, seeded Highs object with ``workers`` threads (HiGHS's ``threads`` option;
+    raises RuntimeError with the import error if highspy is missing)."""
     if highspy is None:
         raise RuntimeError(f"highspy is not available: {_IMPORT_ERROR}")
     h = highspy.Highs()
     h.setOptionValue("output_flag", False)
     h.setOptionValue("random_seed", int(seed))
-    if threads is not None:
-        h.setOptionValue("threads", int(threads))
+    if workers is not None:
+        h.setOptionValue("threads", int(workers))
     return h
 
 

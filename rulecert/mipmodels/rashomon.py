@@ -142,7 +142,7 @@ def max_discrepancy(problem, c: float, threshold: float, reference_prefix, *, ma
 
 def _solve_highs(model, rows, cost, time_limit, seed):
     import highspy
-    h = hx.new_highs(threads=1, seed=seed)
+    h = hx.new_highs(workers=1, seed=seed)
     model.to_highs(h)
     n = model.n_variables
     h.changeColsCost(n, np.arange(n, dtype=np.int32), cost)

@@ -22,7 +22,7 @@ from typing import Iterator, Sequence
 import numpy as np
 
 from .. import bits
-from ..certificate import Certificate, SolutionStatus, Termination
+from ..certificate import Solution, Termination, certify
 from ..models.rulelist import RuleListScore, prefix_objective, rule_list_from_prefix
 
 
@@ -58,11 +58,11 @@ def brute_force_reference(problem, c, *, max_length=None, time_limit=None):
     t0 = time.perf_counter()
     prefix, score = brute_force_rule_list(problem, c, max_length)
     rl = rule_list_from_prefix(problem, prefix)
-    cert = Certificate(Termination.OPTIMAL, SolutionStatus.OPTIMAL, score.objective, score.objective,
-                       "brute_force", wall_time=time.perf_counter() - t0,
-                       message="exhaustive enumeration" + ("" if max_length is None else
-                                                           f" up to length {max_length}"))
-    return rl, cert
+    cert = certify(score.objective, score.objective, Termination.OPTIMAL, solver="brute_force",
+                   wall_time=time.perf_counter() - t0,
+                   message="exhaustive enumeration" + ("" if max_length is None else
+                                                       f" up to length {max_length}"))
+    return Solution(rl, cert)
 
 
 @dataclasses.dataclass

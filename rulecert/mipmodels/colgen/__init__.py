@@ -1,6 +1,6 @@
 """Boolean rule sets (DNF / CNF) by column generation with a certified gap.
 
-``solve(problem, options, **settings) -> ColgenSolution`` (unpacks as ``(RuleSet,
+``solve(problem, options, **settings) -> ColGenSolution`` (unpacks as ``(RuleSet,
 Certificate)``).  The spine of a solve (``loop.solve``): set up, iterate (master LP, pricing
 chain, bound, stop test), restricted IP, then the steps (``steps.STEPS``: improvers, then
 provers), finish.  The floor plan, in that order:
@@ -22,7 +22,8 @@ provers), finish.  The floor plan, in that order:
 * :mod:`.strengthen`: ``strengthen_bound`` raises the bound of a stopped solve by counted
   work.
 """
-from .loop import BoundState, ColgenSolution, solve
+from ... import _compat
+from .loop import BoundState, ColGenSolution, solve
 from .state import BoundKind
 from .options import (CertificationSteps, ColGenOptions, Limits, ModelSpec, PricingOptions,
                       PrimalSteps, SOLVER_OPTIONS, resolve)
@@ -36,7 +37,9 @@ from .pricing import (BnBResult, PricingInstance, PricingResult, beam_pricing, b
 
 __all__ = ["ColGenOptions", "ModelSpec", "Limits", "PricingOptions", "PrimalSteps",
            "CertificationSteps", "SOLVER_OPTIONS", "EFFORTS", "effort_settings", "resolve",
-           "BoundKind", "ColgenSolution", "BoundState", "solve", "strengthen_bound",
+           "BoundKind", "ColGenSolution", "BoundState", "solve", "strengthen_bound",
            "RestrictedMaster", "PricingInstance", "PricingResult", "beam_pricing", "bnb_pricing", "cpsat_pricing", "heuristic_pricing",
            "make_instance", "single_literal_bound", "price_by_branch_and_bound", "BnBResult",
            "LIGHT_IP_OPTIONS"]
+
+__getattr__ = _compat.renamed(__name__)

@@ -1,6 +1,6 @@
 """Column generation for Boolean rule sets with a certified gap (Dash, Gunluk & Wei 2018).
 
-``solve(problem, options) -> ColgenSolution`` (unpacks as ``(RuleSet, Certificate)``; it also
+``solve(problem, options) -> ColGenSolution`` (unpacks as ``(RuleSet, Certificate)``; it also
 carries the column pool).  The capture rows of ``problem`` are
 the binary features (row ``j`` = column ``j``), for example
 ``RuleProblem.from_matrix(X_binary, y, feature_names)``.
@@ -85,7 +85,7 @@ one is reported); ``history`` has one entry per iteration (``rmlp``, ``pricing_b
 ``lower_bound``; ``objective`` is the best rule set known: the empty one until the restricted
 IP), periodic samples of the restricted IP's incumbent (``history_every``) and a final entry.
 
-Stopping (DESIGN rule 8).  Ctrl-C, the ``callback`` returning True and the memory cap
+Stopping ("every run can be stopped and watched", :doc:`/architecture`).  Ctrl-C, the ``callback`` returning True and the memory cap
 (``memory_limit_mb``) are checked before each iteration and after pricing; the master LP, the
 CP-SAT pricer and the restricted IP are stopped inside their solver (``highs.run_watched``),
 the combinatorial pricers between chunks.  The loop then ends with ``INTERRUPTED`` /
@@ -124,6 +124,7 @@ import time
 
 import numpy as np
 
+from ... import _compat
 from ...certificate import Certificate, Solution, Termination, certify
 from ...limits import Deadline, resolve_memory_limit_mb
 from ...monitor import Monitor, catch_interrupt, interrupt_requested
@@ -145,7 +146,7 @@ log = logging.getLogger(__name__)
 
 
 @dataclasses.dataclass(frozen=True)
-class ColgenSolution(Solution):
+class ColGenSolution(Solution):
     """What :func:`solve` returns; unpacks as ``rule_set, certificate = solve(...)``.
 
     ``column_pool`` holds every clause the master held (in the learned DNF's features, the
@@ -195,8 +196,8 @@ def _clean(cl) -> tuple[int, ...]:
 
 def solve(problem, options: ColGenOptions | None = None, *, effort: str | None = None,
           initial_clauses=None, initial_solution=None, callback=None,
-          **settings) -> ColgenSolution:
-    """Learn a DNF (or CNF) rule set by column generation; returns a :class:`ColgenSolution`
+          **settings) -> ColGenSolution:
+    """Learn a DNF (or CNF) rule set by column generation; returns a :class:`ColGenSolution`
     (unpacks as ``(RuleSet, Certificate)``).
 
     ``settings`` are options by their flat names (:class:`ColGenOptions`), set over
@@ -244,7 +245,7 @@ def _setup(problem, o: ColGenOptions, callback=None, initial_clauses=None,
     cg_end = Deadline(None if o.limits.time_limit is None
                       else (1.0 - o.limits._ip_time_fraction) * float(o.limits.time_limit), start=t0)
     st = State(problem, o)
-    run = Run(o, st, RestrictedMaster(st.a, st.C, threads=1, seed=o.seed),
+    run = Run(o, st, RestrictedMaster(st.a, st.C, workers=1, seed=o.seed),
                np.random.default_rng(o.seed), end, cg_end, float(st.a.sum()),
                (1.0 - 1e-6) if st.integral else 1e-9,   # an integral objective moves by >= 1
                monitor=Monitor("colgen", deadline=Deadline(None, start=t0),
@@ -369,7 +370,7 @@ def _add_round(run: Run, new: list) -> None:
 
 
 # ---- model and certificate ----------------------------------------------------------------
-def _finalize(run: Run, ip: RestrictedIP, problem) -> ColgenSolution:
+def _finalize(run: Run, ip: RestrictedIP, problem) -> ColGenSolution:
     """The rule set of the selection, its exact objective and the certificate."""
     o, st = run.o, run.st
     term, unproven_msg = _termination(run, ip)
@@ -417,7 +418,7 @@ def _finalize(run: Run, ip: RestrictedIP, problem) -> ColgenSolution:
     state = None if run.last_priced is None else BoundState(
         o, run.last_priced[0], run.last_priced[1], run.ub_empty, st.fingerprint(),
         run.bound_kind, run.bound_detail, _bound_class(run), share, searched)
-    return ColgenSolution(rs, cert, list(st.clauses), [tuple(c) for c in clauses], state)
+    return ColGenSolution(rs, cert, list(st.clauses), [tuple(c) for c in clauses], state)
 
 
 def _termination(run: Run, ip: RestrictedIP) -> tuple[Termination, str | None]:
@@ -501,3 +502,5 @@ def _stats(run: Run, ip: RestrictedIP, rs: RuleSet, score, clauses) -> dict:
             "time": {**run.times, "column_generation": run.cg_time},
             "hamming_loss": score.hamming_loss, "complexity": rs.complexity,
             "training_errors": score.errors}
+
+__getattr__ = _compat.renamed(__name__)

@@ -70,8 +70,8 @@ class RestrictedMaster:
     """
 
     def __init__(self, fn_cost: np.ndarray, complexity_bound: float | None, *,
-                 threads: int | None = 1, seed: int = 0):
-        self.h = hx.new_highs(threads=threads, seed=seed)
+                 workers: int | None = 1, seed: int = 0):
+        self.h = hx.new_highs(workers=workers, seed=seed)
         inf = highspy.kHighsInf
         self.n_pos = int(len(fn_cost))
         self.C = complexity_bound

@@ -18,11 +18,11 @@ from ...certificate import certify
 from ...limits import check_count_limit
 from ...monitor import catch_interrupt, interrupt_requested
 from .provers.lagrangian import bound_pricer, final_bound_search
-from .loop import ColgenSolution, bound_message
+from .loop import ColGenSolution, bound_message
 from .state import BoundKind, State
 
 
-def strengthen_bound(problem, solution: ColgenSolution, node_budget: int) -> ColgenSolution:
+def strengthen_bound(problem, solution: ColGenSolution, node_budget: int) -> ColGenSolution:
     """``solution`` (of ``solve(problem, ...)``) with its bound raised by at most
     ``node_budget`` branch-and-bound nodes of the complexity-dual descent at its last duals.
 
@@ -94,7 +94,7 @@ def strengthen_bound(problem, solution: ColgenSolution, node_budget: int) -> Col
         state, bound_kind=kind, bound_detail=detail, searched_nodes=searched))
 
 
-def _with_strengthening(solution: ColgenSolution, **record) -> ColgenSolution:
+def _with_strengthening(solution: ColGenSolution, **record) -> ColGenSolution:
     """``solution`` with ``record`` as its certificate's ``stats["bound_strengthening"]``."""
     cert = solution.certificate
     new = dataclasses.replace(cert, stats={**cert.stats, "bound_strengthening": record})

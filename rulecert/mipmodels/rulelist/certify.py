@@ -1,13 +1,14 @@
 """The certificate of a rule-list MIP run: the incumbent (re-derived from the solver's
-solution and checked against its objective), the lower bound (the solver's, rounded to the
-lattice of achievable objectives, never below the equivalent-points bound), the status, and
-whether the restricted problem's optimum is the unrestricted one (prefix-length bound)."""
+solution and checked against its objective), the lower bound (the solver's, never below the
+equivalent-points bound, rounded by :func:`rulecert.certificate.certify` to the lattice of
+achievable objectives), and whether the restricted problem's optimum is the unrestricted one
+(prefix-length bound).  The status is certify's."""
 from __future__ import annotations
 
 import math
 import time
 
-from ...certificate import Certificate, SolutionStatus, Termination
+from ...certificate import Termination, certify
 from ...models.rulelist import RuleList, rule_list_from_prefix, rule_list_objective
 from .formulation import RuleListMIP, prefix_length_bound
 
@@ -32,25 +33,30 @@ def certify_run(problem, c, model: RuleListMIP, res, stats, history, t0, seed, w
     if res.termination is Termination.ERROR:  # a failing solver: report, never fall back
         stats.update(prefix_length_bound=L_ref, prefix_length_bound_jmlr=L_jmlr,
                      exact_for_unrestricted=K >= L_ref)
-        return None, Certificate(Termination.ERROR, SolutionStatus.NONE, None, -math.inf, res.solver,
-                                 res.solver_version, nodes=res.nodes, iterations=res.iterations,
-                                 wall_time=time.perf_counter() - t0, seed=seed,
-                                 warm_start_objective=warm_obj,
-                                 message="; ".join(msgs) or "solver error", stats=stats)
+        return None, certify(None, -math.inf, Termination.ERROR, solver=res.solver,
+                             solver_version=res.solver_version, nodes=res.nodes,
+                             iterations=res.iterations, wall_time=time.perf_counter() - t0,
+                             seed=seed, warm_start_objective=warm_obj,
+                             message="; ".join(msgs) or "solver error", stats=stats)
 
     rule_list, objective, inconsistent = _incumbent(problem, c, model, res, stats, msgs, N,
                                                     solver_obj, warm_prefix, warm_obj)
-    lb, term, status = _bound_and_status(model, res, stats, backend, N, term, inconsistent,
-                                         objective, ep_bound, abs_tol, msgs)
+    lb, term = _bound(res, stats, backend, N, term, inconsistent, objective, ep_bound, abs_tol,
+                      msgs)
     _exactness(problem, c, model, rule_list, objective, inc_obj, L_ref, L_jmlr, K, stats, msgs)
+    # the lattice of achievable objectives (mistakes / N + c * rules) rounds HiGHS's bound up;
+    # CP-SAT's integer-scaled bound carries its own correction instead
+    lattice = None
+    if backend != "cpsat" and term is not Termination.ERROR:
+        lattice = lambda b: max(model.round_bound(b * N) / N, ep_bound)  # noqa: E731
+    cert = certify(objective, lb, term, solver=res.solver, lattice=lattice, abs_tol=abs_tol,
+                   promote_proven=False, solver_version=res.solver_version, nodes=res.nodes,
+                   iterations=res.iterations, wall_time=time.perf_counter() - t0, seed=seed,
+                   warm_start_objective=warm_obj, message="; ".join(msgs), history=history,
+                   stats=stats)
     if objective is not None:
-        history.append({"time": time.perf_counter() - t0, "objective": objective, "lower_bound": lb,
-                        "event": "end"})
-    cert = Certificate(term, status, objective, lb, res.solver, res.solver_version,
-                       abs_tol=abs_tol, rel_tol=0.0, nodes=res.nodes, iterations=res.iterations,
-                       wall_time=time.perf_counter() - t0, seed=seed,
-                       warm_start_objective=warm_obj, message="; ".join(msgs),
-                       history=history, stats=stats)
+        history.append({"time": cert.wall_time, "objective": objective,
+                        "lower_bound": cert.lower_bound, "event": "end"})
     return rule_list, cert
 
 
@@ -91,47 +97,29 @@ def _incumbent(problem, c, model, res, stats, msgs, N, solver_obj, warm_prefix, 
     return rule_list, objective, inconsistent
 
 
-def _bound_and_status(model, res, stats, backend, N, term, inconsistent, objective, ep_bound,
-                      abs_tol, msgs):
-    """(lower bound, termination, status) from the solver's bound, the lattice, the
-    equivalent-points bound and the consistency checks."""
-    # lower bound: solver bound (rounded up to the lattice of achievable values when the
-    # solver finished its search), minus the CP-SAT scaling correction, and at least EP/N
-    bound_scaled = res.bound
-    if backend != "cpsat" and stats.get("solver_finished") and math.isfinite(bound_scaled):
-        bound_scaled = model.round_bound(bound_scaled)
-    lb = bound_scaled / N if math.isfinite(bound_scaled) else bound_scaled
+def _bound(res, stats, backend, N, term, inconsistent, objective, ep_bound, abs_tol, msgs):
+    """(lower bound, termination) from the solver's bound, the equivalent-points bound and the
+    consistency checks; :func:`rulecert.certificate.certify` decides the status."""
+    lb = res.bound / N if math.isfinite(res.bound) else res.bound
     if backend == "cpsat" and math.isfinite(lb):
         lb -= stats.get("bound_correction", 0.0)
     if term is Termination.INFEASIBLE:  # cannot happen: the default-only list is feasible
         inconsistent = True
         msgs.append("INCONSISTENT: the solver declared the model infeasible")
-        lb = -math.inf
     if inconsistent:
-        lb = ep_bound
-        term = Termination.ERROR
-    else:
-        lb = max(lb, ep_bound) if lb != math.inf else lb
-    if objective is not None and lb > objective:
-        if lb - objective <= abs_tol + 1e-9:
-            lb = objective
-        else:
-            msgs.append(f"INCONSISTENT: lower bound {lb!r} exceeds the objective {objective!r} of a "
-                        "feasible rule list")
-            term, lb = Termination.ERROR, ep_bound
+        return ep_bound, Termination.ERROR
+    lb = max(lb, ep_bound) if lb != math.inf else lb
+    if objective is not None and lb > objective + abs_tol + 1e-9:
+        msgs.append(f"INCONSISTENT: lower bound {lb!r} exceeds the objective {objective!r} of a "
+                    "feasible rule list")
+        return ep_bound, Termination.ERROR
     if objective is None:
-        status = SolutionStatus.NONE
-    elif term is Termination.ERROR:
-        status = SolutionStatus.FEASIBLE
-    elif stats.get("solver_finished") and objective - lb <= abs_tol:
-        term, status = Termination.OPTIMAL, SolutionStatus.OPTIMAL
-    else:
-        if term is Termination.OPTIMAL:  # solver finished but the bound does not meet it
-            term = Termination.ITERATION_LIMIT
-            msgs.append("the solver's gap test stopped the search before the bound met the objective")
-        status = SolutionStatus.FEASIBLE
-
-    return lb, term, status
+        return lb, term
+    if backend == "cpsat" and term is Termination.OPTIMAL and objective - lb > abs_tol:
+        msgs.append("CP-SAT proved the optimum of its integer-scaled objective; corrected for "
+                    "the scaling, its bound does not meet the objective")
+        term = Termination.ITERATION_LIMIT
+    return min(lb, objective), term
 
 
 def _exactness(problem, c, model, rule_list, objective, inc_obj, L_ref, L_jmlr, K, stats, msgs):

@@ -8,7 +8,8 @@ import time
 
 import numpy as np
 
-from ...certificate import Certificate, Solution, SolutionStatus, Termination
+from ... import _compat
+from ...certificate import Certificate, Solution, Termination, certify
 from ...limits import DEFAULT_SEED, Deadline, resolve_memory_limit_mb
 from ...monitor import Monitor, catch_interrupt
 from ...models.rulelist import RuleList, rule_list_from_prefix, rule_list_objective
@@ -82,12 +83,12 @@ def _check_inputs(problem, c, max_rules, backend, time_limit, node_limit, determ
     return c
 
 
-def fit_rule_list_mip(problem, c: float, *, max_rules: int, backend: str = "highs",
-                      time_limit: float | None = None, node_limit: int | None = None,
-                      warm_start=None, cuts=True, seed: int = DEFAULT_SEED,
-                      threads: int | None = None, deterministic_time: float | None = None,
-                      length_bound: bool = True, callback=None, memory_limit_mb="auto",
-                      history_every: float = 1.0) -> "RuleListMIPSolution":
+def solve(problem, c: float, *, max_rules: int, backend: str = "highs",
+          time_limit: float | None = None, node_limit: int | None = None,
+          warm_start=None, cuts=True, seed: int = DEFAULT_SEED,
+          workers: int | None = None, deterministic_time: float | None = None,
+          length_bound: bool = True, callback=None, memory_limit_mb="auto",
+          history_every: float = 1.0) -> "RuleListMIPSolution":
     """Solve the rule-list MIP and certify the result.
 
     Parameters
@@ -105,7 +106,7 @@ def fit_rule_list_mip(problem, c: float, *, max_rules: int, backend: str = "high
     warm_start : None, "greedy", a prefix (antecedent indices) or a RuleList.
     cuts : True (the backend's ``DEFAULT_CUTS``), False, or a subset of ``CUT_FAMILIES``.
     seed : solver random seed (default ``rulecert.limits.DEFAULT_SEED``).
-    threads : HiGHS threads / CP-SAT workers (default 2).
+    workers : HiGHS threads / CP-SAT workers (default: HiGHS's own choice, 2 CP-SAT workers).
     length_bound : build only ``min(max_rules, L)`` positions, ``L`` the prefix-length bound
         from the best incumbent known before solving (exact; False keeps ``max_rules``
         positions, for measuring the formulation itself).
@@ -138,13 +139,13 @@ def fit_rule_list_mip(problem, c: float, *, max_rules: int, backend: str = "high
         history = monitor.history
         try:
             res, scale_info = _SOLVERS[backend](plan, backend, remaining, node_limit, seed,
-                                                threads, deterministic_time, monitor, t0, stats)
+                                                workers, deterministic_time, monitor, t0, stats)
         except Exception as exc:  # a missing or failing solver: report, never fall back
             log.warning("rule-list MIP backend %s failed: %s", backend, exc)
-            cert = Certificate(Termination.ERROR, SolutionStatus.NONE, None, -math.inf, backend,
-                               message=f"{backend} failed: {type(exc).__name__}: {exc}",
-                               wall_time=time.perf_counter() - t0, seed=seed,
-                               warm_start_objective=plan.warm_obj, stats=stats)
+            cert = certify(None, -math.inf, Termination.ERROR, solver=backend,
+                           message=f"{backend} failed: {type(exc).__name__}: {exc}",
+                           wall_time=time.perf_counter() - t0, seed=seed,
+                           warm_start_objective=plan.warm_obj, stats=stats)
             return RuleListMIPSolution(None, cert, False, plan.L_ref)
         stats.update(scale_info)
         rule_list, cert = certify_run(problem, plan.c, plan.model, res, stats, history, t0, seed,
@@ -156,7 +157,7 @@ def fit_rule_list_mip(problem, c: float, *, max_rules: int, backend: str = "high
 
 @dataclasses.dataclass(frozen=True)
 class RuleListMIPSolution(Solution):
-    """What :func:`fit_rule_list_mip` returns; unpacks as ``rule_list, certificate = ...``.
+    """What :func:`solve` returns; unpacks as ``rule_list, certificate = ...``.
 
     ``exact_for_unrestricted``: ``max_rules`` reaches the prefix-length bound
     ``prefix_length_bound`` (from the best objective known at the end), so the certificate
@@ -184,16 +185,16 @@ def _stats(problem, backend, plan) -> dict:
     }
 
 
-def _run_highs_like(plan, backend, remaining, node_limit, seed, threads, deterministic_time,
+def _run_highs_like(plan, backend, remaining, node_limit, seed, workers, deterministic_time,
                     monitor, t0, stats):
-    return _solve_highs_like(plan.model, backend, remaining, node_limit, seed, threads,
+    return _solve_highs_like(plan.model, backend, remaining, node_limit, seed, workers,
                              plan.warm_vec, plan.warm_obj, stats, monitor,
                              _sample_map(plan, float(plan.G.N), 0.0))
 
 
-def _run_cpsat(plan, backend, remaining, node_limit, seed, threads, deterministic_time,
+def _run_cpsat(plan, backend, remaining, node_limit, seed, workers, deterministic_time,
                monitor, t0, stats):
-    return _solve_cpsat(plan, remaining, seed, threads, deterministic_time, monitor)
+    return _solve_cpsat(plan, remaining, seed, workers, deterministic_time, monitor)
 
 
 def _sample_map(plan, scale: float, correction: float):
@@ -225,11 +226,11 @@ def _memory_limited(problem, c, G, inc_list, inc_obj, need, monitor, t0, M, K, K
     mb = need / 2**20
     msg = (f"memory limit: the model (about {mb:,.0f} MB for {M} antecedents and {K_eff} "
            f"positions) would pass memory_limit_mb={monitor.memory_limit_mb:g}; not built")
-    cert = Certificate(Termination.MEMORY_LIMIT, SolutionStatus.FEASIBLE, objective, lb,
-                       "rule-list MIP", wall_time=time.perf_counter() - t0,
-                       warm_start_objective=ws_obj, message=msg, history=monitor.history,
-                       stats={"max_rules": K, "effective_max_rules": K_eff,
-                              "estimated_model_mb": round(mb, 1)})
+    cert = certify(objective, lb, Termination.MEMORY_LIMIT, solver="rule-list MIP",
+                   promote_proven=False, wall_time=time.perf_counter() - t0,
+                   warm_start_objective=ws_obj, message=msg, history=monitor.history,
+                   stats={"max_rules": K, "effective_max_rules": K_eff,
+                          "estimated_model_mb": round(mb, 1)})
     return RuleListMIPSolution(rule_list, cert, False, K_eff)
 
 
@@ -313,7 +314,7 @@ def _plan(problem, c, max_rules, backend, warm_start, cuts, length_bound, t0, mo
                  warm_vec, warm_obj, warm_prefix, inc_obj, L_ref, L_jmlr)
 
 
-def _solve_highs_like(model: RuleListMIP, backend, remaining, node_limit, seed, threads,
+def _solve_highs_like(model: RuleListMIP, backend, remaining, node_limit, seed, workers,
                       warm_vec, warm_obj, stats, monitor=None, sample_map=None):
     step = model.lattice_step()
     abs_gap = (step - 2 * model.bound_slack()) if step is not None else None
@@ -326,7 +327,7 @@ def _solve_highs_like(model: RuleListMIP, backend, remaining, node_limit, seed, 
         stats["lattice_step"] = step
     stats["mip_abs_gap_mistakes"] = abs_gap
     if backend == "highs":
-        h = _highs.new_highs(threads=threads, seed=seed)
+        h = _highs.new_highs(workers=workers, seed=seed)
         model.to_highs(h)
         res = _highs.solve(h, is_mip=True, time_limit=remaining, node_limit=node_limit,
                            mip_rel_gap=0.0, mip_abs_gap=abs_gap, warm_start=warm_vec,
@@ -335,7 +336,7 @@ def _solve_highs_like(model: RuleListMIP, backend, remaining, node_limit, seed, 
     else:
         import pulp
         solver = pulp.HiGHS(msg=False, gapRel=0.0, gapAbs=abs_gap, random_seed=int(seed),
-                            threads=threads)
+                            threads=workers)
         if not solver.available():
             raise RuntimeError("PuLP's HiGHS interface is not available (highspy missing?)")
         prob, vs = model.to_pulp()
@@ -372,11 +373,11 @@ def _solve_highs_like(model: RuleListMIP, backend, remaining, node_limit, seed, 
     return res, {"objective_scale": scale, "solver_finished": bool(finished), "bound_correction": 0.0}
 
 
-def _solve_cpsat(plan, remaining, seed, threads, deterministic_time, monitor):
+def _solve_cpsat(plan, remaining, seed, workers, deterministic_time, monitor):
     model, warm_vec, warm_obj = plan.model, plan.warm_vec, plan.warm_obj
     m, vs, scale = model.to_cpsat()
     ca, corr = model.cpsat_scaling()
-    res = _cpsat.solve(m, vs, time_limit=remaining, workers=threads if threads else 2, seed=seed,
+    res = _cpsat.solve(m, vs, time_limit=remaining, workers=workers if workers else 2, seed=seed,
                        deterministic_time=deterministic_time, hint=warm_vec,
                        warm_start_objective=warm_obj, objective_scale=1.0, monitor=monitor,
                        sample_map=_sample_map(plan, float(scale), float(corr) * model.K))
@@ -400,3 +401,4 @@ def rule_list_mip_model(problem, c: float, max_rules: int, *, cuts=True) -> Rule
     _check_inputs(problem, c, max_rules, "highs", None, None, None)
     return RuleListMIP(problem, float(c), int(max_rules), cuts=cuts)
 
+__getattr__ = _compat.renamed(__name__)

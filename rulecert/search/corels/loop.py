@@ -15,11 +15,12 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from ...certificate import Certificate, SolutionStatus, Termination
+from ... import _compat
+from ...certificate import Solution, Termination, certify
 from ...limits import AUTO, Deadline, resolve_memory_limit_mb
 from ...monitor import Monitor, catch_interrupt, is_abort
 from ...problem import RuleProblem
-from ...models.rulelist import RuleList, rule_list_from_prefix
+from ...models.rulelist import rule_list_from_prefix
 from . import kernel as K
 from .bounds import (TOL, CorelsBounds, default_mistakes, lookahead_prunes, max_prefix_length,
                      prefix_length_prunes_children, prefix_stats_reference, subtree_prunes)
@@ -158,12 +159,12 @@ class _State:
 
 
 # ---- the solver ---------------------------------------------------------------------------------
-def corels(problem: RuleProblem, c: float, *, policy: str = "lower_bound",
-           max_length: int | None = None, time_limit: float | None = None,
-           node_limit: int | None = None, memory_limit_mb: float | str | None = AUTO,
-           bounds: CorelsBounds = CorelsBounds(), callback: Callable[[dict], bool] | None = None,
-           initial_prefix: Sequence[int] | None = None,
-           history_every: float = 1.0) -> tuple[RuleList, Certificate]:
+def solve(problem: RuleProblem, c: float, *, policy: str = "lower_bound",
+          max_length: int | None = None, time_limit: float | None = None,
+          node_limit: int | None = None, memory_limit_mb: float | str | None = AUTO,
+          bounds: CorelsBounds = CorelsBounds(), callback: Callable[[dict], bool] | None = None,
+          initial_prefix: Sequence[int] | None = None,
+          history_every: float = 1.0) -> Solution:
     """Certifiably optimal rule list by the CORELS branch-and-bound (Angelino et al., JMLR 2018).
 
     Minimizes ``mistakes / n + c * K`` over rule lists built from the problem's antecedents,
@@ -215,7 +216,9 @@ def corels(problem: RuleProblem, c: float, *, policy: str = "lower_bound",
 
     Returns
     -------
-    (RuleList, Certificate)
+    Solution
+        Unpacks as ``(rule_list, certificate)``: the incumbent :class:`~rulecert.models.RuleList`
+        and its :class:`~rulecert.certificate.Certificate`.
     """
     with catch_interrupt():
         run = _Run(*_validate(problem, c, policy, max_length, time_limit, node_limit,
@@ -483,7 +486,7 @@ class _Run:
             self._stop(Termination.INTERRUPTED, "stopped by the callback")
 
     # ---- the certificate ----------------------------------------------------------------------
-    def finish(self) -> tuple[RuleList, Certificate]:
+    def finish(self) -> Solution:
         """The incumbent as a RuleList (checked against the search's counts) and its certificate."""
         st, N, c = self.st, self.N, self.c
         self.mon.memory_mb()
@@ -491,7 +494,10 @@ class _Run:
         inc_m, inc_K = int(st.ist[K.S_INC_M]), int(st.ist[K.S_INC_K])
         prefix = [int(v) for v in st.inc_prefix[:st.ist[K.S_INC_LEN]]]
         objective = inc_m / N + c * inc_K
-        termination, lower_bound, status, live = self._bound(R, objective)
+        # the closing rule: a stopped search whose open prefixes are all dominated by the
+        # incumbent has completed its proof (certify then calls it optimal)
+        lb_s, live = (R, 0) if self.termination is Termination.OPTIMAL else self.scan()[:2]
+        closed = live == 0 or lb_s >= R - TOL
         model = rule_list_from_prefix(self.problem, prefix)
         pm, dm, _ = prefix_stats_reference(self.problem, prefix)
         if pm + dm != inc_m or len(prefix) != inc_K:  # pragma: no cover - internal consistency
@@ -500,43 +506,27 @@ class _Run:
         k_bound = max_prefix_length(R, self.C, self.M)
         binding = self.max_length is not None and self.max_length < self.M and k_bound > self.max_length
         wall = time.perf_counter() - self.t0
-        stats = self._stats(termination, live, inc_m, inc_K, k_bound, binding, prefix)
-        self._keep({"time": wall, "objective": objective, "lower_bound": lower_bound,
+        cert = certify(objective, lb_s / N, self.termination, solver=SOLVER, closed=closed,
+                       solver_version=_version(), abs_tol=ABS_TOL, nodes=int(st.ist[K.S_EXPANDED]),
+                       wall_time=wall, warm_start_objective=self.warm_obj,
+                       message="; ".join(self._messages(closed, k_bound, binding)),
+                       history=self.history)
+        cert.stats = self._stats(cert.termination, live, inc_m, inc_K, k_bound, binding, prefix)
+        self._keep({"time": wall, "objective": objective, "lower_bound": cert.lower_bound,
                     "nodes_expanded": int(st.ist[K.S_EXPANDED]), "queue_size": int(live),
                     "queue_physical": int(st.ist[K.S_HEAP]), "queue_by_length": [],
                     "event": "end"}, notify=False)
-        cert = Certificate(termination=termination, status=status, objective=objective,
-                           lower_bound=lower_bound, solver=SOLVER, solver_version=_version(),
-                           abs_tol=ABS_TOL, rel_tol=0.0, nodes=int(st.ist[K.S_EXPANDED]),
-                           iterations=0, wall_time=wall, warm_start_objective=self.warm_obj,
-                           message="; ".join(self._messages(termination, k_bound, binding)),
-                           history=self.history, stats=stats)
         logger.info("corels c=%g: %s objective=%.10f bound=%.10f expanded=%d in %.2fs",
-                    c, termination.value, objective, lower_bound, cert.nodes, wall)
-        return model, cert
+                    c, cert.termination.value, objective, cert.lower_bound, cert.nodes, wall)
+        return Solution(model, cert)
 
-    def _bound(self, R: float, objective: float):
-        """(termination, lower bound, status, live queue size): a stopped search whose open
-        prefixes are all dominated has completed its proof."""
-        termination = self.termination
-        if termination is Termination.OPTIMAL:
-            lb_s, live = R, 0
-        else:
-            lb_s, live, _ = self.scan()
-            if live == 0 or lb_s >= R - TOL:
-                # every open prefix is dominated: the proof is complete
-                termination, lb_s = Termination.OPTIMAL, R
-        if termination is Termination.OPTIMAL:
-            return termination, objective, SolutionStatus.OPTIMAL, live
-        return termination, min(lb_s / self.N, objective), SolutionStatus.FEASIBLE, live
-
-    def _messages(self, termination, k_bound: int, binding: bool) -> list[str]:
+    def _messages(self, closed: bool, k_bound: int, binding: bool) -> list[str]:
         max_length = self.max_length
         msgs = []
-        if termination is Termination.OPTIMAL:
+        if closed:
             msgs.append("queue exhausted: the rule list is optimal")
         else:
-            msgs.append(f"stopped by {termination.value}: the incumbent is feasible, the bound is "
+            msgs.append(f"stopped by {self.termination.value}: the incumbent is feasible, the bound is "
                         "the minimum over the open queue")
         if max_length is not None and max_length < self.M:
             if binding:
@@ -570,3 +560,5 @@ class _Run:
             "prefix": prefix,
         })
         return stats
+
+__getattr__ = _compat.renamed(__name__)

@@ -64,7 +64,7 @@ from ...models.rashomon import EnumerationCertificate, RashomonSet
 from ...monitor import Monitor, catch_interrupt
 from ...problem import RuleProblem
 from . import rashomon_kernel as RK
-from .loop import corels
+from . import loop
 
 POLICIES = ("dfs", "bfs", "lower_bound")
 DEFAULT_MAX_MODELS = 1_000_000
@@ -209,7 +209,7 @@ def rashomon_set(problem: RuleProblem, c: float, *, epsilon: float | None = None
     ----------
     problem : RuleProblem (unweighted, both labels)
     c : float
-        Per-rule penalty, as for :func:`~rulecert.search.corels.corels`.
+        Per-rule penalty, as for :func:`~rulecert.search.corels.solve`.
     epsilon : float >= 0, optional
         ``threshold = (1 + epsilon) * optimum``; the optimum is certified first by CORELS.
     threshold : float, optional
@@ -244,7 +244,7 @@ def rashomon_set(problem: RuleProblem, c: float, *, epsilon: float | None = None
                           max_models, node_limit, time_limit)
     memory_limit_mb = resolve_memory_limit_mb(memory_limit_mb)
     with catch_interrupt():
-        _, opt_cert = corels(problem, c, max_length=max_length, time_limit=deadline.remaining(),
+        _, opt_cert = loop.solve(problem, c, max_length=max_length, time_limit=deadline.remaining(),
                              memory_limit_mb=memory_limit_mb, callback=callback,
                              history_every=history_every)
         if threshold is None:

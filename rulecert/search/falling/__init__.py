@@ -3,17 +3,17 @@
 Chen & Rudin, "An optimization approach to learning falling rule lists" (AISTATS 2018);
 the mathematics is restated in ``shared/papers/frl_math.md``.
 
-* :func:`solve` -- the one verb: Monte-Carlo, exact, or (default) Monte-Carlo whose list seeds
-  the exact search, under one deadline for both;
-* :func:`frl_monte_carlo`, :func:`softfrl_monte_carlo` (:mod:`.mc`) -- Algorithms FRL and
-  softFRL (curiosity-weighted sampling, prefix bounds, stop probability, seeded);
-* :func:`frl_branch_and_bound`, :func:`softfrl_branch_and_bound` (:mod:`.bnb`) -- exact
-  best-first branch-and-bound with the same bounds plus captured-set dominance, certified;
+* :func:`solve` -- the one entry point: Monte-Carlo, exact, or (default) Monte-Carlo whose
+  list seeds the exact search, under one deadline for both;
+* :mod:`.mc` -- Algorithms FRL and softFRL (curiosity-weighted sampling, prefix bounds, stop
+  probability, seeded): ``solve(..., method="monte_carlo")``;
+* :mod:`.bnb` -- exact best-first branch-and-bound with the same bounds plus captured-set
+  dominance, certified: ``solve(..., method="exact")``;
 * :func:`prefix_bound` and :mod:`.bounds` -- class-split packed data, the prefix bounds of Theorems 4.6 / 5.2 and the
   evaluation of all children of a prefix at once.
 
-Every function takes a :class:`~rulecert.problem.RuleProblem` (unweighted, both classes) and
-returns ``(FallingRuleList, Certificate)``.  The brute-force reference is
+:func:`solve` takes a :class:`~rulecert.problem.RuleProblem` (unweighted, both classes) and
+returns a :class:`FallingSolution` (unpacks as ``(FallingRuleList, Certificate)``).  The brute-force reference is
 :func:`rulecert.reference.brute_force_falling`.
 Bad input: ``w <= 0``, ``C < 0``, ``C1 < 0``, one class only, sample weights or
 ``time_limit <= 0`` raise ``ValueError`` before any work.  An antecedent set that captures
@@ -28,9 +28,9 @@ from ...certificate import Certificate, Solution, Termination
 from ...limits import AUTO, DEFAULT_SEED, Deadline, check_time_limit, resolve_memory_limit_mb
 from ...monitor import catch_interrupt, interrupt_requested
 from ...models.falling import FallingRuleList
+from ... import _compat
+from . import bnb, mc
 from .bounds import prefix_bound
-from .bnb import branch_and_bound, frl_branch_and_bound, softfrl_branch_and_bound
-from .mc import frl_monte_carlo, monte_carlo, softfrl_monte_carlo
 
 METHODS = ("monte_carlo", "exact", "both")
 """``solve``'s methods: Algorithm FRL / softFRL alone, the exact search alone, or both."""
@@ -58,8 +58,8 @@ def solve(problem, program: str = "frl", w: float = 7.0, C: float = 1e-6, C1=Non
           callback=None, history_every: float = 1.0) -> FallingSolution:
     """A falling (``program="frl"``) or softly falling (``"softfrl"``, needs ``C1``) rule list.
 
-    ``method="monte_carlo"`` runs :func:`monte_carlo` (``iterations``, ``prob_terminate``,
-    ``lam``, ``seed``); ``"exact"`` runs :func:`branch_and_bound` (``max_length``,
+    ``method="monte_carlo"`` runs :func:`.mc.monte_carlo` (``iterations``, ``prob_terminate``,
+    ``lam``, ``seed``); ``"exact"`` runs :func:`.bnb.branch_and_bound` (``max_length``,
     ``node_limit``); ``"both"`` runs the Monte-Carlo search and seeds the exact search with its
     list.  ``time_limit`` (seconds, > 0) bounds the whole call, each search getting what
     remains; a caller whose fit started earlier passes its own started ``deadline`` instead.
@@ -82,12 +82,12 @@ def solve(problem, program: str = "frl", w: float = 7.0, C: float = 1e-6, C1=Non
     model = mc_cert = cert = None
     with catch_interrupt():
         if method in ("monte_carlo", "both"):
-            model, mc_cert = monte_carlo(problem, program, w, C, C1, iterations=iterations,
+            model, mc_cert = mc.monte_carlo(problem, program, w, C, C1, iterations=iterations,
                                          prob_terminate=prob_terminate, lam=lam, seed=seed,
                                          time_limit=deadline.remaining(), **watch)
             cert = mc_cert
         if method == "exact" or method == "both" and not _stopped_by_user(mc_cert):
-            model, cert = branch_and_bound(problem, program, w, C, C1, max_length=max_length,
+            model, cert = bnb.branch_and_bound(problem, program, w, C, C1, max_length=max_length,
                                            time_limit=deadline.remaining(),
                                            node_limit=node_limit, incumbent=model, **watch)
     return FallingSolution(model, cert, mc_cert)
@@ -98,6 +98,6 @@ def _stopped_by_user(cert) -> bool:
     return interrupt_requested() or cert.termination is Termination.INTERRUPTED
 
 
-__all__ = ["solve", "FallingSolution", "METHODS", "prefix_bound",
-           "branch_and_bound", "frl_branch_and_bound", "softfrl_branch_and_bound",
-           "monte_carlo", "frl_monte_carlo", "softfrl_monte_carlo"]
+__all__ = ["solve", "FallingSolution", "METHODS", "prefix_bound"]
+
+__getattr__ = _compat.renamed(__name__)

@@ -275,13 +275,3 @@ def branch_and_bound(problem, program: str, w, C, C1=None, *, max_length: int | 
         termination = search.run(node_limit, queue_limit)
     cert = search.certificate(problem, termination, max_length)
     return model_of(problem, params, search.best_prefix), cert
-
-
-def frl_branch_and_bound(problem, w: float = 7.0, C: float = 1e-6, **kwargs):
-    """Exact FRL (Program 2.9): ``(FallingRuleList, Certificate)``; see :func:`branch_and_bound`."""
-    return branch_and_bound(problem, "frl", w, C, None, **kwargs)
-
-
-def softfrl_branch_and_bound(problem, w: float = 7.0, C: float = 1e-6, C1: float = 0.5, **kwargs):
-    """Exact softFRL (Program 5.1): ``(FallingRuleList, Certificate)``; see :func:`branch_and_bound`."""
-    return branch_and_bound(problem, "softfrl", w, C, C1, **kwargs)

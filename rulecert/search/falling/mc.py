@@ -334,13 +334,3 @@ def monte_carlo(problem, program: str, w, C, C1=None, *, iterations: int | None 
     cert = _certificate(problem, data, params, tr, root_bound, monitor.deadline.elapsed(), seed,
                         prob_terminate, lam, monitor.history)
     return model_of(problem, params, tr.prefix), cert
-
-
-def frl_monte_carlo(problem, w: float = 7.0, C: float = 1e-6, **kwargs):
-    """Algorithm FRL; see :func:`monte_carlo`."""
-    return monte_carlo(problem, "frl", w, C, None, **kwargs)
-
-
-def softfrl_monte_carlo(problem, w: float = 7.0, C: float = 1e-6, C1: float = 0.5, **kwargs):
-    """Algorithm softFRL; see :func:`monte_carlo`."""
-    return monte_carlo(problem, "softfrl", w, C, C1, **kwargs)

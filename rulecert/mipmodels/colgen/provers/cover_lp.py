@@ -170,7 +170,7 @@ class _CoverMaster:
         the model may be infeasible)."""
         import highspy
         self.Xp, self.n = Xp, len(Xp)
-        self.h = new_highs(threads=1)
+        self.h = new_highs(workers=1)
         inf = highspy.kHighsInf
         self.inf = inf
         for _ in range(self.n):

@@ -132,7 +132,7 @@ class _CoverLP:
     def _model(self):
         import highspy
         d, nc, w, D = self.d, self.nc, self.w, self.D
-        h = new_highs(threads=1)
+        h = new_highs(workers=1)
         inf = highspy.kHighsInf
         h.addVars(d + nc, np.zeros(d + nc), np.ones(d + nc))
         h.changeColsCost(d + nc, np.arange(d + nc, dtype=np.int32),
