@@ -58,9 +58,9 @@ def solve(problem, program: str = "frl", w: float = 7.0, C: float = 1e-6, C1=Non
           callback=None, history_every: float = 1.0) -> FallingSolution:
     """A falling (``program="frl"``) or softly falling (``"softfrl"``, needs ``C1``) rule list.
 
-    ``method="monte_carlo"`` runs :func:`.mc.monte_carlo` (``iterations``, ``prob_terminate``,
-    ``lam``, ``seed``); ``"exact"`` runs :func:`.bnb.branch_and_bound` (``max_length``,
-    ``node_limit``); ``"both"`` runs the Monte-Carlo search and seeds the exact search with its
+    ``method="monte_carlo"`` runs the Monte-Carlo search ``mc.monte_carlo`` (``iterations``,
+    ``prob_terminate``, ``lam``, ``seed``); ``"exact"`` runs the branch-and-bound
+    ``bnb.branch_and_bound`` (``max_length``, ``node_limit``); ``"both"`` runs the Monte-Carlo search and seeds the exact search with its
     list.  ``time_limit`` (seconds, > 0) bounds the whole call, each search getting what
     remains; a caller whose fit started earlier passes its own started ``deadline`` instead.
     ``iterations`` and ``node_limit`` are the deterministic limits (with the same ``seed`` the
