@@ -38,6 +38,7 @@ DEFAULT_MEMORY_FRACTION = 0.5
 """The default memory cap (``memory_limit_mb="auto"``), as a fraction of the machine's memory."""
 
 AUTO = "auto"
+"""The value of ``memory_limit_mb`` (and ``--memory-limit-mb``) that asks for the default cap."""
 
 # ---- the defaults the command line and the estimators share (README: "Limits and defaults") --
 DEFAULT_TIME_LIMIT = None
@@ -205,3 +206,10 @@ class Deadline:
 
     def __repr__(self) -> str:
         return f"Deadline(time_limit={self.time_limit!r}, elapsed={self.elapsed():.3f})"
+
+
+__all__ = ["Deadline", "LimitStop", "check_time_limit", "check_count_limit", "check_positive", "AUTO", "DEFAULT_SEED", "DEFAULT_TIME_LIMIT",
+           "DEFAULT_MEMORY_LIMIT_MB", "DEFAULT_MEMORY_FRACTION", "DEFAULT_MAX_CARD",
+           "DEFAULT_MIP_MAX_CARD", "DEFAULT_MIN_SUPPORT", "DEFAULT_MIP_BACKEND",
+           "DEFAULT_HISTORY_EVERY", "default_memory_limit_mb",
+           "resolve_memory_limit_mb", "resident_memory_bytes", "machine_memory_bytes"]

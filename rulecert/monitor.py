@@ -271,7 +271,7 @@ def _num(v):
 
 
 def relative_gap(objective, lower_bound) -> float | None:
-    """(objective - bound) / |objective|, 0 when they meet, ``None`` without both."""
+    """``(objective - bound) / |objective|``, 0 when they meet, ``None`` without both."""
     if objective is None or lower_bound is None:
         return None
     g = max(0.0, float(objective) - float(lower_bound))
@@ -337,3 +337,7 @@ def progress_callback(verbose, callback: Callback | None = None) -> Callback | N
     if verbose:
         return ProgressPrinter(chain=callback)
     return callback
+
+
+__all__ = ["catch_interrupt", "interrupt_requested", "is_abort", "request_interrupt", "Monitor",
+           "ProgressPrinter", "format_progress", "relative_gap"]

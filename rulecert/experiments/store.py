@@ -82,6 +82,9 @@ def _write_atomic(path: Path, write) -> None:
 
 
 class Store:
+    """A study's results folder: one checksummed Parquet record per cell under ``cells/``,
+    written atomically, with the cell's claim while it is computed."""
+
     def __init__(self, folder):
         self.folder = Path(folder)
         self.cells = self.folder / "cells"

@@ -67,6 +67,10 @@ class CV:
 
 @dataclasses.dataclass
 class Study:
+    """An experiment: one learner over datasets, a parameter grid, the limits every cell runs
+    under, the cross-validation, the seed and the solver threads per cell (the study file's
+    fields, checked when the study is loaded)."""
+
     name: str
     learner: str
     datasets: list[str]

@@ -85,6 +85,7 @@ def literal_name(feature: str, value: int) -> str:
 
 
 def conjunction_name(names: Sequence[str]) -> str:
+    """The name of the conjunction of the literals ``names`` (``a and b and c``)."""
     return conjunction_text(names)
 
 

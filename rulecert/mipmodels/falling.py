@@ -4,23 +4,24 @@ At most ``K`` rules.  Samples with identical capture patterns are aggregated int
 (p_g positives, q_g negatives, t_g = p_g + q_g).  Positions k = 0..K-1 hold rules, position K
 is the else clause.
 
-Variables (HiGHS model)
-    s[k,a] in {0,1}   antecedent a at position k (sum_a s[k,a] = u[k] <= 1, u[k] >= u[k+1],
-                      sum_k s[k,a] <= 1)
-    c[k,g] in [0,1]   group g is captured by position k: c[k,g] <= cov[k,g] := sum_{a covers g}
-                      s[k,a]; sum_{j<=k} c[j,g] >= cov[k,g]; sum_{k<=K} c[k,g] = 1.  These force
-                      c to the first covering position, so c is 0/1 whenever s is.
-    alpha[k] in [0,1] proportion of position k:  sum_g t_g z[k,g] = sum_g p_g c[k,g] with
-                      z[k,g] = alpha[k] * c[k,g] linearised exactly (c is 0/1):
-                      z <= c, z <= alpha, z >= alpha - (1 - c), z >= 0.
-    y[k] in {0,1}, l[k] >= 0: loss of position k, l >= sum q_g c - Q (1 - y),
-                      l >= w sum p_g c - w P y  (min(w n+, n-) at the optimum).
-    compatibility: sum_g c[k,g] >= u[k] (a used rule captures a group), sum_g c[K,g] >= 1.
-FRL  (falling): alpha[k] >= alpha[k+1] - (1 - u[k+1]); alpha[k] >= alpha[K] - (1 - u[k]).
-softFRL: running minimum m[k] <= alpha[k], m[k] <= m[k-1] and penalty pi[k] >= alpha[k] -
-    m[k-1], pi >= 0 (no binaries: the objective pushes m up to min(alpha[k], m[k-1]); an unused
-    position takes alpha[k] = m[k-1] at no cost).
-Objective: sum_k l[k] / n + C sum_k u[k] (+ C1 sum_k pi[k]).
+Variables of the HiGHS model::
+
+        s[k,a] in {0,1}   antecedent a at position k (sum_a s[k,a] = u[k] <= 1, u[k] >= u[k+1],
+                          sum_k s[k,a] <= 1)
+        c[k,g] in [0,1]   group g is captured by position k: c[k,g] <= cov[k,g] := sum_{a covers g}
+                          s[k,a]; sum_{j<=k} c[j,g] >= cov[k,g]; sum_{k<=K} c[k,g] = 1.  These force
+                          c to the first covering position, so c is 0/1 whenever s is.
+        alpha[k] in [0,1] proportion of position k:  sum_g t_g z[k,g] = sum_g p_g c[k,g] with
+                          z[k,g] = alpha[k] * c[k,g] linearised exactly (c is 0/1):
+                          z <= c, z <= alpha, z >= alpha - (1 - c), z >= 0.
+        y[k] in {0,1}, l[k] >= 0: loss of position k, l >= sum q_g c - Q (1 - y),
+                          l >= w sum p_g c - w P y  (min(w n+, n-) at the optimum).
+        compatibility: sum_g c[k,g] >= u[k] (a used rule captures a group), sum_g c[K,g] >= 1.
+    FRL  (falling): alpha[k] >= alpha[k+1] - (1 - u[k+1]); alpha[k] >= alpha[K] - (1 - u[k]).
+    softFRL: running minimum m[k] <= alpha[k], m[k] <= m[k-1] and penalty pi[k] >= alpha[k] -
+        m[k-1], pi >= 0 (no binaries: the objective pushes m up to min(alpha[k], m[k-1]); an unused
+        position takes alpha[k] = m[k-1] at no cost).
+    Objective: sum_k l[k] / n + C sum_k u[k] (+ C1 sum_k pi[k]).
 
 CP-SAT model (integers): the same assignment structure with integer counts
 P_k = sum_g p_g c[k,g], T_k = sum_g t_g c[k,g]; FRL's falling constraint is the exact product
@@ -34,7 +35,7 @@ K * C1 / Q, and its objective is the exact objective of the returned list.
 
 Every certificate's objective is recomputed exactly from the returned list with
 :mod:`rulecert.models.falling`; statuses come from :mod:`rulecert.mipmodels.highs` /
-:mod:`rulecert.mipmodels.cpsat`, and :func:`rulecert.certificate.certify` decides the
+:mod:`rulecert.mipmodels.cpsat`, and :func:`rulecert.certify` decides the
 certificate.  The entry point is :func:`solve` (``backend="highs"`` or ``"cpsat"``).
 """
 from __future__ import annotations
@@ -118,7 +119,7 @@ def _certificate(problem, program, w, C, C1, prefix, res, solver, lower_shift=0.
 
     A limit-stopped run stays FEASIBLE even when its bound meets the objective
     (``promote_proven=False``); a solver's OPTIMAL whose bound misses the exact objective
-    becomes ERROR (:func:`rulecert.certificate.certify`).
+    becomes ERROR (:func:`rulecert.certify`).
     """
     if prefix is None:
         cert = certify(None, res.bound, res.termination, solver=solver,
@@ -438,5 +439,7 @@ def _sample_map(scale: float, shift: float):
 
 def _history(monitor):
     return [] if monitor is None else monitor.history
+
+__all__ = ["solve", "ABS_TOL"]
 
 __getattr__ = _compat.renamed(__name__)

@@ -196,6 +196,9 @@ def rule_list_from_prefix(problem, prefix: Sequence[int]) -> RuleList:
 # ---- the exact objective ------------------------------------------------------------------
 @dataclasses.dataclass(frozen=True)
 class RuleListScore:
+    """The exact objective of a rule list on a problem and its parts
+    (:func:`rule_list_objective`)."""
+
     mistakes: float
     """Number (or weighted mass) of misclassified samples."""
     n_rules: int

@@ -278,6 +278,9 @@ class RuleSet:
 # ---- the exact objective ------------------------------------------------------------------
 @dataclasses.dataclass(frozen=True)
 class RuleSetScore:
+    """The exact objective of a rule set on a problem and its parts: the Hamming loss of
+    Dash, Günlük & Wei and the complexity of the set."""
+
     false_negatives: float
     """(Weighted) samples of the learned class that no clause covers (DNF view)."""
     false_positive_hits: float

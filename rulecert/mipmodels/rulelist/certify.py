@@ -1,6 +1,6 @@
 """The certificate of a rule-list MIP run: the incumbent (re-derived from the solver's
 solution and checked against its objective), the lower bound (the solver's, never below the
-equivalent-points bound, rounded by :func:`rulecert.certificate.certify` to the lattice of
+equivalent-points bound, rounded by :func:`rulecert.certify` to the lattice of
 achievable objectives), and whether the restricted problem's optimum is the unrestricted one
 (prefix-length bound).  The status is certify's."""
 from __future__ import annotations
@@ -99,7 +99,7 @@ def _incumbent(problem, c, model, res, stats, msgs, N, solver_obj, warm_prefix, 
 
 def _bound(res, stats, backend, N, term, inconsistent, objective, ep_bound, abs_tol, msgs):
     """(lower bound, termination) from the solver's bound, the equivalent-points bound and the
-    consistency checks; :func:`rulecert.certificate.certify` decides the status."""
+    consistency checks; :func:`rulecert.certify` decides the status."""
     lb = res.bound / N if math.isfinite(res.bound) else res.bound
     if backend == "cpsat" and math.isfinite(lb):
         lb -= stats.get("bound_correction", 0.0)
