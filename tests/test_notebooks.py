@@ -1,10 +1,12 @@
 """The teaching notebooks under notebooks/: committed executed in order without errors, and each
 runs top to bottom on the shared data (in a temporary folder, so the committed copies and figures
 are not touched; the folder links ``shared/data`` to the data, which the kernel finds from its
-working directory).  Refresh the committed copies with ``python notebooks/execute.py``."""
+working directory), followed by the exercise answers a markdown cell tagged ``run-answer`` hides
+(its ```python blocks), so an answer that stops running fails too.  Refresh the committed copies
+with ``python notebooks/execute.py``."""
 import importlib.util
 import pathlib
-import shutil
+import re
 
 import pytest
 
@@ -22,9 +24,9 @@ def _execute_module():
     return mod
 
 
-def test_the_five_lessons_are_there():
+def test_the_six_lessons_are_there():
     names = [p.name[:2] for p in NOTEBOOKS]
-    assert names == ["01", "02", "03", "04", "05"], names
+    assert names == ["01", "02", "03", "04", "05", "06"], names
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
@@ -41,7 +43,11 @@ def test_committed_notebook_was_executed_in_order_without_errors(path):
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
 def test_notebook_runs_top_to_bottom(path, tmp_path, shared_data):
-    shutil.copy(path, tmp_path / path.name)
+    nb = nbformat.read(path, as_version=4)
+    answers = [block for c in nb.cells if "run-answer" in c.metadata.get("tags", [])
+               for block in re.findall(r"```python\n(.*?)```", c.source, re.S)]
+    nb.cells += [nbformat.v4.new_code_cell(block) for block in answers]
+    nbformat.write(nb, tmp_path / path.name)
     # the kernel runs in tmp_path and, with RULECERT_DATA unset (as in CI), finds the data as
     # a user's notebook beside a checkout does: shared/data from its working directory up
     # (rulecert.datasets.data_home), not beside the package (a non-editable install has none)
