@@ -70,35 +70,6 @@ napoleon_use_ivar = False
 
 # -- nitpicky: third-party and typing names have no target offline (no intersphinx) -------------
 nitpicky = True
-# References to names that are not public, from files their owners are editing now: silenced
-# here, one exact target each, until the docstring is fixed there (then delete the entry).
-nitpick_ignore = [
-    # annotations of public signatures naming internal classes (code, not docstrings)
-    ("py:class", "rulecert.mipmodels.colgen.bounds.Duals"),
-    ("py:class", "rulecert.reference.rulelist.PrefixRecord"),
-    # rulecert/search/corels/loop.py, rashomon.py
-    # rulecert/mipmodels/colgen/loop.py
-    ("py:meth", "State.fingerprint"),
-    # rulecert/mipmodels/colgen/options.py
-    ("py:meth", "of"),
-    ("py:func", "presets.effort_settings"),
-    ("py:data", "restricted_ip.LIGHT_IP_OPTIONS"),
-    # rulecert/mining/antecedents.py, binarize.py
-    ("py:func", "rulecert.problem.check_binary_matrix"),
-    ("py:func", "rulecert.models.antecedent.negated_text"),
-    ("py:meth", "FeatureBinarizer.literal_info"),
-    ("py:class", "RuleProblem"),
-    ("py:meth", "from_dict"),
-    # rulecert/models/ruleset.py, rulelist.py, antecedent.py
-    ("py:meth", "with_counts"),
-    ("py:meth", "predict_proba"),
-    ("py:attr", "counts"),
-    ("py:func", "label_consistent_probability"),
-    ("py:func", "rulecert.models.rulelist.label_consistent_probability"),
-    ("py:func", "corels_name_text"),
-    # rulecert/experiments/study.py
-    ("py:meth", "Cell.spec"),
-]
 nitpick_ignore_regex = [
     (r"py:.*", r"(numpy|np|scipy|pandas|pd|sklearn|highspy|ortools|pulp|networkx|numba|dask|pyarrow|matplotlib|joblib)(\..*)?"),
     (r"py:.*", r"(typing|collections\.abc|collections|dataclasses|enum|pathlib|argparse|os|io|concurrent\.futures)\..*"),

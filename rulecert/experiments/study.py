@@ -190,7 +190,7 @@ def canonical_json(obj) -> str:
 
 
 def cell_key(spec: dict) -> str:
-    """sha256 of the canonical JSON of a cell's specification (:meth:`Cell.spec`)."""
+    """sha256 of the canonical JSON of a cell's specification (``Cell.spec``)."""
     return hashlib.sha256(canonical_json(spec).encode()).hexdigest()
 
 

@@ -80,7 +80,7 @@ def stop_check(monitor, what: str):
 
 def literal_name(feature: str, value: int) -> str:
     """Name of the literal ``feature == value`` (``value`` 1 -> ``feature``, 0 -> its
-    negation, :func:`rulecert.models.antecedent.negated_text`)."""
+    negation, ``rulecert.models.antecedent.negated_text``)."""
     return str(feature) if value == 1 else negated_text(feature)
 
 
@@ -140,7 +140,7 @@ class AntecedentSet:
         return bits.unpack(self.captures, self.n_samples).T
 
     def to_problem(self, y, sample_weight=None) -> RuleProblem:
-        """The :class:`RuleProblem` of these antecedents with labels ``y``."""
+        """The :class:`~rulecert.RuleProblem` of these antecedents with labels ``y``."""
         y = np.asarray(y)
         if y.ndim != 1 or y.shape[0] != self.n_samples:
             raise ValueError(f"y has shape {y.shape} but the antecedents were mined on "
@@ -303,7 +303,7 @@ def mine_antecedents(X, feature_names: Sequence[str] | None = None, *, max_card:
     ----------
     X : binary DataFrame or array (n, d)
         0/1 or boolean features (use :class:`~rulecert.mining.FeatureBinarizer` first for
-        raw data).  Checked with :func:`rulecert.problem.check_binary_matrix`.
+        raw data).  Checked with ``rulecert.problem.check_binary_matrix``.
     feature_names : list of str, optional
         Column names (default: the DataFrame's columns, else ``x0, x1, ...``).
     max_card : int, default=2

@@ -40,7 +40,7 @@ Numeric columns compare any number with their thresholds, so "unknown" concerns 
 categorical and binary columns.
 
 The output of ``transform`` is a pandas DataFrame of ``uint8`` 0/1 with one column per literal;
-``literals_`` (and :meth:`FeatureBinarizer.literal_info`) records for each output column its
+``literals_`` (and ``FeatureBinarizer.literal_info``) records for each output column its
 source column, operator and value, so a rule over literals can be printed with real names.
 """
 from __future__ import annotations
@@ -404,7 +404,7 @@ class FeatureBinarizer(TransformerMixin, BaseEstimator):
                 for (c, op, v), nm in zip(self.literals_, self.feature_names_out_)]
 
     def to_dict(self) -> dict:
-        """The fitted binarizer as plain JSON data (:meth:`from_dict` restores it)."""
+        """The fitted binarizer as plain JSON data (``from_dict`` restores it)."""
         check_is_fitted(self, "literals_")
         d = {"type": "FeatureBinarizer", "params": _plain(self.get_params()),
              "n_features_in": int(self.n_features_in_), "columns": list(self.columns_),

@@ -124,7 +124,7 @@ class Antecedent:
     def text(self) -> str:
         """The antecedent as printed: its name, or for a CORELS file's opaque antecedent
         (``sex:Female,age:18-20``) the same in rulecert's spelling
-        (``sex == Female and age == 18-20``, :func:`corels_name_text`)."""
+        (``sex == Female and age == 18-20``, ``corels_name_text``)."""
         return self.name if self.literals is not None else corels_name_text(self.name)
 
     def to_dict(self) -> dict:

@@ -82,7 +82,7 @@ class RuleList(OrderedRules):
 
     def predict_proba_captures(self, captures) -> np.ndarray:
         """P(y=1) of each sample: the training positive rate of the rule that classifies it,
-        moved to the side of that rule's label (:func:`label_consistent_probability`)."""
+        moved to the side of that rule's label (``label_consistent_probability``)."""
         labels = np.array([*self.predictions, self.default], dtype=np.int64)
         per_rule = label_consistent_probability(self.rule_probabilities(), labels)
         return per_rule[self.rule_index(captures)]

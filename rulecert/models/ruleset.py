@@ -92,8 +92,8 @@ class RuleSet:
     feature_names : names of the binary columns (for text); ``x{j}`` when missing.
     counts : training ``(positives, negatives)`` (weighted when fitted with weights) of the
         samples each clause *decides*: a DNF clause that holds, a CNF clause that fails; the
-        last entry for the samples no clause decides.  Optional; :meth:`with_counts` fills it
-        and :meth:`predict_proba` reads it.
+        last entry for the samples no clause decides.  Optional; ``with_counts`` fills it
+        and ``predict_proba`` reads it.
     """
 
     clauses: list[Clause]
@@ -181,7 +181,7 @@ class RuleSet:
         return V if self.form == "dnf" else ~V
 
     def with_counts(self, X, y, sample_weight=None) -> "RuleSet":
-        """This rule set with the training counts of :attr:`counts` taken on ``X``, ``y``."""
+        """This rule set with the training counts of ``counts`` taken on ``X``, ``y``."""
         y = np.asarray(y).astype(np.int64).ravel()
         D = self.decisions(X)
         if y.shape[0] != D.shape[0]:
@@ -199,7 +199,7 @@ class RuleSet:
         samples of the *most precise* of those clauses (the highest rate); a sample no clause
         decides gets the rate among the training samples no clause decided.  The value is then
         put on the side of the Boolean prediction
-        (:func:`~rulecert.models.rulelist.label_consistent_probability`), so
+        (``rulecert.models.rulelist.label_consistent_probability``), so
         ``predict(X) == (predict_proba(X) > 0.5)``.
         """
         if not self.counts:

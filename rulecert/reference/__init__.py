@@ -9,9 +9,9 @@ is checked against in the tests and in :mod:`rulecert.crosscheck`.
 They import only the models (and the bit helpers): never a solver.
 """
 from .falling import brute_force_falling
-from .rulelist import (all_prefixes, brute_force_optimum, brute_force_reference,
+from .rulelist import (PrefixRecord, all_prefixes, brute_force_optimum, brute_force_reference,
                        brute_force_rule_list, exhaustive)
 from .ruleset import brute_force_ruleset
 
 __all__ = ["brute_force_falling", "all_prefixes", "brute_force_optimum", "brute_force_reference",
-           "brute_force_rule_list", "exhaustive", "brute_force_ruleset"]
+           "brute_force_rule_list", "exhaustive", "PrefixRecord", "brute_force_ruleset"]

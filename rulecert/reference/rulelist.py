@@ -67,6 +67,9 @@ def brute_force_reference(problem, c, *, max_length=None, time_limit=None):
 
 @dataclasses.dataclass
 class PrefixRecord:
+    """What :func:`exhaustive` records of one prefix: its mistakes, the equivalent-points
+    minority left uncaptured, and what its last antecedent captures."""
+
     prefix: tuple[int, ...]
     prefix_mistakes: int        # mistakes of the prefix rules (b(d_p) without the penalty)
     default_mistakes: int

@@ -23,6 +23,7 @@ provers), finish.  The floor plan, in that order:
   work.
 """
 from ... import _compat
+from .bounds import Duals
 from .loop import BoundState, ColGenSolution, solve
 from .state import BoundKind
 from .options import (CertificationSteps, ColGenOptions, Limits, ModelSpec, PricingOptions,
@@ -37,7 +38,7 @@ from .pricing import (BnBResult, PricingInstance, PricingResult, beam_pricing, b
 
 __all__ = ["ColGenOptions", "ModelSpec", "Limits", "PricingOptions", "PrimalSteps",
            "CertificationSteps", "SOLVER_OPTIONS", "EFFORTS", "effort_settings", "resolve",
-           "BoundKind", "ColGenSolution", "BoundState", "solve", "strengthen_bound",
+           "BoundKind", "ColGenSolution", "BoundState", "Duals", "solve", "strengthen_bound",
            "RestrictedMaster", "PricingInstance", "PricingResult", "beam_pricing", "bnb_pricing", "cpsat_pricing", "heuristic_pricing",
            "make_instance", "single_literal_bound", "price_by_branch_and_bound", "BnBResult",
            "LIGHT_IP_OPTIONS"]

@@ -176,7 +176,7 @@ class BoundState:
     ub: float
     """An upper bound on the objective (the empty rule set's)."""
     fingerprint: str
-    """:meth:`State.fingerprint` of the instance solved."""
+    """``State.fingerprint`` of the instance solved."""
     bound_kind: BoundKind
     bound_detail: str
     bound_class: str
