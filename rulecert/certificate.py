@@ -3,8 +3,9 @@
 Two separate statuses, as Pyomo's results and python-mip's ``OptimizationStatus``:
 :class:`Termination` says *why the run stopped*, :class:`SolutionStatus` says *what we hold*.
 ``proven_optimal`` is true only when the proven lower bound meets the objective within the
-stated absolute tolerance; a run stopped by any limit is never called optimal even if its
-incumbent happens to be optimal (its gap says how far it could be).
+stated absolute tolerance; a run stopped by a limit is called optimal only when its bound
+already meets its objective (the bound, not luck, proved it), never because its incumbent
+happens to be optimal (its gap says how far it could be).
 """
 from __future__ import annotations
 
@@ -166,8 +167,7 @@ class Solution:
 
 
 def certify(objective: float | None, lower_bound: float, termination: Termination | str, *,
-            solver: str, abs_tol: float = 1e-9, promote_proven: bool = True,
-            closed: bool = False, lattice: Callable[[float], float] | None = None,
+            solver: str, abs_tol: float = 1e-9, closed: bool = False, lattice: Callable[[float], float] | None = None,
             **fields: Any) -> Certificate:
     """The one decision of a certificate's termination and status, the same for every solver
     (the conventions of :doc:`/architecture`).
@@ -189,9 +189,8 @@ def certify(objective: float | None, lower_bound: float, termination: Terminatio
     * a finished run whose bound does not meet its objective within ``abs_tol`` is an
       ``ERROR`` (the solver's claim is not believed; the message says so);
     * a bound that meets the objective proves optimality: status and termination ``OPTIMAL``,
-      also after a limit when ``promote_proven`` (the bound, not luck, proved it); with
-      ``promote_proven=False`` a limit-stopped run stays ``FEASIBLE`` under its limit; an
-      ``ERROR`` or ``INFEASIBLE`` termination is never promoted;
+      also after a limit (the bound, not luck, proved it); an ``ERROR`` or ``INFEASIBLE``
+      termination is never promoted;
     * otherwise ``FEASIBLE`` under the given termination.
 
     A bound above the objective by at most ``abs_tol`` is clipped to the objective; further
@@ -217,7 +216,7 @@ def certify(objective: float | None, lower_bound: float, termination: Terminatio
         termination, status = Termination.ERROR, SolutionStatus.FEASIBLE
         message = (f"{message}; " if message else "") + (
             f"solver claimed optimal but objective {objective} exceeds bound {lower}")
-    elif proven and not final and (termination is Termination.OPTIMAL or promote_proven):
+    elif proven and not final:
         termination, status = Termination.OPTIMAL, SolutionStatus.OPTIMAL
     else:
         status = SolutionStatus.FEASIBLE

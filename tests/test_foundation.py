@@ -163,10 +163,11 @@ def test_certify_closing_rule_and_lattice_are_inputs():
     lattice = lambda b: math.ceil(b * 10 - 1e-9) / 10  # noqa: E731
     up = certify(0.30, 0.27, Termination.OPTIMAL, solver="s", lattice=lattice)
     assert up.proven_optimal and up.lower_bound == 0.30
-    held = certify(0.30, 0.27, Termination.TIME_LIMIT, solver="s", lattice=lattice,
-                   promote_proven=False)
-    assert held.termination is Termination.TIME_LIMIT and held.lower_bound == 0.30
-    assert held.status is SolutionStatus.FEASIBLE
+    limit = certify(0.30, 0.27, Termination.TIME_LIMIT, solver="s", lattice=lattice)
+    assert limit.termination is Termination.OPTIMAL and limit.lower_bound == 0.30
+    below = certify(0.30, 0.17, Termination.TIME_LIMIT, solver="s", lattice=lattice)
+    assert below.termination is Termination.TIME_LIMIT and below.lower_bound == 0.20
+    assert below.status is SolutionStatus.FEASIBLE
     wrong = certify(0.30, 0.27, Termination.OPTIMAL, solver="s")
     assert wrong.termination is Termination.ERROR and "claimed optimal" in wrong.message
     err = certify(0.30, 0.30, Termination.ERROR, solver="s")

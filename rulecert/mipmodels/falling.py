@@ -117,9 +117,8 @@ def _certificate(problem, program, w, C, C1, prefix, res, solver, lower_shift=0.
                  history=None):
     """Exact objective of the decoded list + the solver's mapped termination and bound.
 
-    A limit-stopped run stays FEASIBLE even when its bound meets the objective
-    (``promote_proven=False``); a solver's OPTIMAL whose bound misses the exact objective
-    becomes ERROR (:func:`rulecert.certify`).
+    :func:`rulecert.certify` decides the status: a limit-stopped run whose bound meets the
+    objective is OPTIMAL, a solver's OPTIMAL whose bound misses the exact objective ERROR.
     """
     if prefix is None:
         cert = certify(None, res.bound, res.termination, solver=solver,
@@ -137,7 +136,7 @@ def _certificate(problem, program, w, C, C1, prefix, res, solver, lower_shift=0.
     obj = s.objective
     bound = res.bound - lower_shift if math.isfinite(res.bound) else res.bound
     cert = certify(obj, min(bound, obj), res.termination, solver=solver, abs_tol=abs_tol,
-                   promote_proven=False, solver_version=res.solver_version, nodes=res.nodes,
+                   solver_version=res.solver_version, nodes=res.nodes,
                    iterations=res.iterations, wall_time=res.wall_time,
                    warm_start_objective=res.warm_start_objective, message=res.message,
                    stats={"program": program, "solver_objective": res.objective},

@@ -50,7 +50,7 @@ def certify_run(problem, c, model: RuleListMIP, res, stats, history, t0, seed, w
     if backend != "cpsat" and term is not Termination.ERROR:
         lattice = lambda b: max(model.round_bound(b * N) / N, ep_bound)  # noqa: E731
     cert = certify(objective, lb, term, solver=res.solver, lattice=lattice, abs_tol=abs_tol,
-                   promote_proven=False, solver_version=res.solver_version, nodes=res.nodes,
+                   solver_version=res.solver_version, nodes=res.nodes,
                    iterations=res.iterations, wall_time=time.perf_counter() - t0, seed=seed,
                    warm_start_objective=warm_obj, message="; ".join(msgs), history=history,
                    stats=stats)

@@ -227,7 +227,7 @@ def _memory_limited(problem, c, G, inc_list, inc_obj, need, monitor, t0, M, K, K
     msg = (f"memory limit: the model (about {mb:,.0f} MB for {M} antecedents and {K_eff} "
            f"positions) would pass memory_limit_mb={monitor.memory_limit_mb:g}; not built")
     cert = certify(objective, lb, Termination.MEMORY_LIMIT, solver="rule-list MIP",
-                   promote_proven=False, wall_time=time.perf_counter() - t0,
+                   wall_time=time.perf_counter() - t0,
                    warm_start_objective=ws_obj, message=msg, history=monitor.history,
                    stats={"max_rules": K, "effective_max_rules": K_eff,
                           "estimated_model_mb": round(mb, 1)})

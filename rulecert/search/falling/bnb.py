@@ -212,9 +212,8 @@ class _Search:
     def certificate(self, problem, termination, max_length) -> Certificate:
         """Objective recomputed exactly; bound = min(incumbent, pruned and open bounds).
 
-        A limit-stopped run stays FEASIBLE under its limit even when its bound meets the
-        objective (``promote_proven=False``): only an exhausted queue is called OPTIMAL.  The
-        bound is the best proven during the run (the queue's least bound can dip when a child's
+        :func:`rulecert.certify` decides the status (a limit-stopped run is OPTIMAL only when
+        its bound meets the objective).  The bound is the best proven during the run (the queue's least bound can dip when a child's
         bound is below its parent's; a bound once proven stays proven).
         """
         open_min = min(min((h[0] for h in self.heap), default=math.inf), self.expanding)
@@ -237,7 +236,7 @@ class _Search:
         if self.message and termination is not Termination.OPTIMAL:
             message = f"{message}; {self.message}"
         return certify(objective, lower, termination, solver=solver_name(self.params, "bnb"),
-                       abs_tol=ABS_TOL, promote_proven=False, nodes=self.nodes,
+                       abs_tol=ABS_TOL, nodes=self.nodes,
                        iterations=self.nodes, wall_time=wall, seed=None,
                        warm_start_objective=self.warm_obj, message=message,
                        history=self.monitor.history,

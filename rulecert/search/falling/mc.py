@@ -289,7 +289,7 @@ def _certificate(problem, data, params, tr: _Trace, root_bound, wall, seed, prob
     if tr.message:
         message = f"{message}; {tr.message}"
     return certify(objective, lower, tr.termination, solver=solver_name(params, "monte-carlo"),
-                   abs_tol=1e-9, promote_proven=True, iterations=tr.done, wall_time=wall,
+                   abs_tol=1e-9, iterations=tr.done, wall_time=wall,
                    seed=seed, message=message, history=history,
                    stats={"best_by_iteration": tr.best_by_iteration,
                           "time_by_iteration": tr.time_by_iteration, "iterations": tr.done,
