@@ -210,12 +210,9 @@ def run(args) -> int:
     ruleset, cert = clf.ruleset_, clf.certificate_
     C = getattr(clf, "complexity_bound_", grid[0])
     cv = getattr(clf, "cv_results_", None)
-    labels = class_labels(args)
-    try:
-        return _print_result(args, desc, y, names, ruleset, cert, C, cv, labels)
-    finally:    # the files after the result: a write that fails (a full disk) loses no result
-        write_plot(args, [cert])
-        save_model_if_asked(args, ruleset, complexity_bound=C, certificate=cert.to_dict())
+    write_plot(args, [cert])        # written once the result is printed
+    save_model_if_asked(args, ruleset, complexity_bound=C, certificate=cert.to_dict())
+    return _print_result(args, desc, y, names, ruleset, cert, C, cv, class_labels(args))
 
 
 def _print_result(args, desc, y, names, ruleset, cert, C, cv, labels) -> int:
