@@ -138,6 +138,17 @@ def test_the_files_are_written_after_the_result(csv, monkeypatch, tmp_path):
     assert load_model(tmp_path / "m.json") is not None and (tmp_path / "h.png").stat().st_size
 
 
+def test_brcg_fits_in_what_the_command_clock_leaves(csv, capsys):
+    """brcg's --time-limit counts from the command's start (imports, reading, binarizing), as
+    the other subcommands': a command started 20 s ago with a 10 s limit leaves its fit
+    nothing, and the fit is a limit-stopped run, not proven optimal."""
+    import time
+    assert main(["brcg", "--data", str(csv), "--time-limit", "10", "--quiet", "--json"],
+                started=time.perf_counter() - 20) == 0
+    cert = json.loads(capsys.readouterr().out)["certificate"]
+    assert cert["termination"] == "time_limit" and cert["proven_optimal"] is False
+
+
 # ---- C: model files validated on load -----------------------------------------------------------
 def _rule_list_doc(tmp_path):
     rl = RuleList([Antecedent("a and b", ((0, 1), (1, 1)))], [1], 0, counts=[(9, 1), (2, 8)])
