@@ -98,11 +98,55 @@ def test_a_damaged_or_unreadable_data_file_is_named(tmp_path, capsys):
 
 
 @pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
-def test_a_full_disk_names_the_file(csv, capsys):
+@pytest.mark.parametrize("command, flag, name", [
+    ("corels", "--plot", "h.png"), ("corels", "--save-model", "m.json"),
+    ("frl", "--plot", "h.png"), ("frl", "--save-model", "m.json"),
+    ("brcg", "--plot", "h.png"), ("brcg", "--save-model", "m.json"),
+    ("crosscheck", "--plot", "h.png"), ("rashomon", "--plot", "h.png"),
+])
+def test_a_write_that_fails_loses_no_result(command, flag, name, csv, capsys):
+    """The result is printed before --plot / --save-model are written: a write that fails (a
+    full disk: the file is a link to /dev/full, which passes the check before work) is one
+    line naming the option and the path, exit 2, with the whole result on stdout."""
+    target = csv.parent / name
+    target.symlink_to("/dev/full")
+    extra = {"crosscheck": ["--c", "0.05"], "corels": ["--c", "0.05"],
+             "rashomon": ["--c", "0.05"]}.get(command, [])
+    assert main([command, "--data", str(csv), *extra, "--quiet", "--json",
+                 flag, str(target)]) == 2
+    out, err = _one_error_line(capsys, command)
+    assert err.endswith(f"{flag} '{target}': No space left on device")
+    key = {"corels": "objective", "frl": "model", "brcg": "ruleset", "crosscheck": "verdict",
+           "rashomon": "lists"}[command]
+    assert json.loads(out)[key]                      # the result, whole, before the write
+
+
+def test_the_files_are_written_after_the_result(csv, monkeypatch, tmp_path):
+    """main writes the queued files once the subcommand has returned (its result printed):
+    a subcommand that is still printing has written nothing."""
+    import rulecert.cli.corels as corels
+    run = corels.run
+
+    def run_and_look(args):
+        code = run(args)
+        assert not (tmp_path / "m.json").exists() and not (tmp_path / "h.png").exists()
+        return code
+
+    monkeypatch.setattr(corels, "run", run_and_look)
     assert main(["corels", "--data", str(csv), "--c", "0.05", "--quiet",
-                 "--save-model", "/dev/full"]) == 2
-    out, err = _one_error_line(capsys, "corels")
-    assert err.endswith("--save-model '/dev/full': No space left on device")
+                 "--save-model", str(tmp_path / "m.json"), "--plot", str(tmp_path / "h.png")]) == 0
+    assert load_model(tmp_path / "m.json") is not None and (tmp_path / "h.png").stat().st_size
+
+
+def test_brcg_fits_in_what_the_command_clock_leaves(csv, capsys):
+    """brcg's --time-limit counts from the command's start (imports, reading, binarizing), as
+    the other subcommands': a command started 20 s ago with a 10 s limit leaves its fit
+    nothing, and the fit is a limit-stopped run, not proven optimal."""
+    import time
+    assert main(["brcg", "--data", str(csv), "--time-limit", "10", "--quiet", "--json"],
+                started=time.perf_counter() - 20) == 0
+    cert = json.loads(capsys.readouterr().out)["certificate"]
+    assert cert["termination"] == "time_limit" and cert["proven_optimal"] is False
 
 
 # ---- C: model files validated on load -----------------------------------------------------------

@@ -265,39 +265,50 @@ def test_two_runs_of_one_study_at_once_compute_each_cell_once(shared_data, tmp_p
 
 # ---- workers end with their driver --------------------------------------------------------------
 SLEEPY = '''
-import os, time
+import ctypes, os, time
 from pathlib import Path
 
 def run_cell(cell):
     (Path(__file__).parent / f"worker-{os.getpid()}.pid").write_text("")
     time.sleep(600)
+
+def run_cell_holding_the_gil(cell):      # as a compiled solver that holds the GIL
+    (Path(__file__).parent / f"worker-{os.getpid()}.pid").write_text("")
+    ctypes.PyDLL(None).sleep(600)
 '''
 
 DRIVER = '''
 import sys, threading
 import sleepy
 from rulecert.experiments import CV, Study, engines
-engines.run_cell = sleepy.run_cell
+engines.run_cell = getattr(sleepy, sys.argv[4])
 go = lambda: engines.run(Study(name="s", learner="baseline", datasets=["liver"], cv=CV(folds=4)),
-                         jobs=2, results=sys.argv[1])
-if sys.argv[2] == "thread":
+                         jobs=2, dask=sys.argv[3] == "dask", results=sys.argv[1])
+if __name__ == "__main__" and sys.argv[2] == "thread":
     t = threading.Thread(target=go)
     t.start()
     t.join()
-else:
+elif __name__ == "__main__":
     go()
 '''
 
 
-@pytest.mark.slow      # a driver and two loky workers started from scratch
-@pytest.mark.parametrize("where", ["main", "thread"])
-def test_local_workers_end_when_their_driver_is_killed(shared_data, tmp_path, where):
-    """From the main thread the kernel ends the workers; from another, their watch thread."""
+@pytest.mark.slow      # a driver and two loky or Dask workers started from scratch
+@pytest.mark.parametrize("where, engine, cell", [
+    ("main", "loky", "run_cell"), ("thread", "loky", "run_cell"),
+    ("main", "dask", "run_cell_holding_the_gil"), ("thread", "dask", "run_cell_holding_the_gil"),
+])
+def test_local_workers_end_when_their_driver_is_killed(shared_data, tmp_path, where, engine, cell):
+    """From the main thread the kernel ends the loky workers; from another, their watch
+    thread.  The workers of the driver's own Dask cluster are ended by the kernel, even inside
+    a cell that holds the GIL (Dask's own watch is a thread, which that cell stops)."""
+    if engine == "dask":
+        pytest.importorskip("distributed")
     (tmp_path / "sleepy.py").write_text(SLEEPY)
     e = env()
     e["PYTHONPATH"] = str(tmp_path) + os.pathsep + e["PYTHONPATH"]
-    driver = subprocess.Popen([sys.executable, "-c", DRIVER, str(tmp_path / "res"), where], env=e,
-                              cwd=tmp_path, stderr=subprocess.DEVNULL)
+    driver = subprocess.Popen([sys.executable, "-c", DRIVER, str(tmp_path / "res"), where,
+                               engine, cell], env=e, cwd=tmp_path, stderr=subprocess.DEVNULL)
     try:
         deadline = time.time() + 120
         while len(list(tmp_path.glob("worker-*.pid"))) < 2 and time.time() < deadline:

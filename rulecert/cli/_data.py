@@ -355,7 +355,8 @@ def class_labels(args) -> tuple:
 
 def save_model_if_asked(args, model, **meta) -> None:
     """``--save-model M.json``: write ``model`` with the binarizer and labels of what was read
-    (:func:`rulecert.export.save_model`)."""
+    (:func:`rulecert.export.save_model`), after the result is printed
+    (:func:`~rulecert.cli._run.write_after_result`)."""
     path = getattr(args, "save_model", None)
     if not path:
         return
@@ -368,6 +369,11 @@ def save_model_if_asked(args, model, **meta) -> None:
         meta["certificate"] = {k: v for k, v in meta["certificate"].items() if k != "history"}
     meta = {"command": getattr(args, "command", None), "data": info.path, "target": info.target,
             **meta}
-    save_model(path, model, binarizer=info.binarizer, feature_names=info.feature_names,
-               classes=info.labels, meta=meta)
-    print(f"model written to {path}", file=sys.stderr)
+
+    def write():
+        save_model(path, model, binarizer=info.binarizer, feature_names=info.feature_names,
+                   classes=info.labels, meta=meta)
+        print(f"model written to {path}", file=sys.stderr)
+
+    from ._run import write_after_result
+    write_after_result(args, "--save-model", write)

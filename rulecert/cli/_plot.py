@@ -26,15 +26,31 @@ def check_plot_path(args) -> None:
 
 
 def write_plot(args, certificates, labels=None) -> None:
-    """Draw ``certificates`` with :func:`rulecert.plotting.plot_history` into ``args.plot``."""
+    """Draw ``certificates`` with :func:`rulecert.plotting.plot_history` into ``args.plot``,
+    after the result is printed (:func:`~rulecert.cli._run.write_after_result`)."""
+    if getattr(args, "plot", None) is None:
+        return
+
+    def draw():
+        from .. import plotting
+        ax = plotting.plot_history(list(certificates), labels=labels)
+        ax.set_title(f"rulecert {args.command}: " + ax.get_title(), fontsize=9)
+        return ax
+
+    write_figure(args, draw)
+
+
+def write_figure(args, draw) -> None:
+    """``--plot``: the figure whose axes ``draw()`` returns, saved to ``args.plot`` after
+    the result is printed (:func:`~rulecert.cli._run.write_after_result`)."""
     path = getattr(args, "plot", None)
     if path is None:
         return
-    from .. import plotting
-    ax = plotting.plot_history(list(certificates), labels=labels)
-    ax.set_title(f"rulecert {args.command}: " + ax.get_title(), fontsize=9)
-    try:
-        plotting.save(ax, path)
-    except OSError as exc:           # a full disk fails at the write, where no path is named
-        raise OSError(exc.errno, exc.strerror, str(path)) from None
-    print(f"history plot written to {path}", file=sys.stderr)
+    from ._run import write_after_result
+
+    def write():
+        from .. import plotting
+        plotting.save(draw(), path)
+        print(f"plot written to {path}", file=sys.stderr)
+
+    write_after_result(args, "--plot", write)

@@ -13,7 +13,9 @@ printed as one line (``rulecert: warning: ...``).
 Checks ``main`` makes for every subcommand: the output paths of the parsed arguments before
 any work (:func:`check_output_paths`); an OS error is one line naming the path
 (:func:`os_error_text`), exit 2; the first compile of the numba kernels is announced
-(:func:`announce_compile`).
+(:func:`announce_compile`); the files a subcommand writes beside its result (``--plot``,
+``--save-model``) are written after the result is printed (:func:`write_after_result`), so
+that a write that fails (a full disk, a folder removed since the check) loses no result.
 """
 from __future__ import annotations
 
@@ -143,6 +145,33 @@ def check_output_paths(args) -> None:
     for dest, flag in OUTPUT_FOLDERS.items():
         if getattr(args, dest, None) and not (dest == "results" and args.command == "report"):
             _check_output(flag, getattr(args, dest), folder=True)
+
+
+def write_after_result(args, flag: str, write) -> None:
+    """Queue ``write()``, which writes the file of option ``flag`` (``--plot``), for after the
+    subcommand has printed its result: ``main`` runs the queue (:func:`write_files`) once the
+    subcommand returns."""
+    args.pending_writes = [*getattr(args, "pending_writes", []), (flag, write)]
+
+
+def write_files(args) -> None:
+    """Run the writes :func:`write_after_result` queued, in order, stdout flushed first (the
+    result is out whatever happens to the files); an OS error names the file's option and
+    path (``--plot 'h.png': No space left on device``)."""
+    try:
+        sys.stdout.flush()
+        gone = None
+    except BrokenPipeError as exc:     # the reader went away: the files are still written
+        gone = exc
+    for flag, write in getattr(args, "pending_writes", ()):
+        try:
+            write()
+        except OSError as exc:         # a full disk fails at the write, where no path is named
+            path = getattr(args, flag.lstrip("-").replace("-", "_"))
+            raise OSError(exc.errno, exc.strerror or str(exc), str(path)) from None
+    args.pending_writes = []
+    if gone is not None:
+        raise gone
 
 
 PATH_ARGUMENTS = {"data": "--data", "model": "--model", "study": "STUDY", **OUTPUT_FILES,

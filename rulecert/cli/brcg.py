@@ -76,8 +76,9 @@ def add_parser(sub) -> None:
                         "budgets sized to the data for the strongest certificate (exact "
                         "pricing, the dive, the positive-side proof, the error-free cover LP)")
     p.add_argument("--time-limit", type=float, default=None,
-                   help="seconds for the whole fit (with several --C: including the CV); a fit not "
-                        "proven optimal spends what its steps leave on the bound")
+                   help="seconds for the whole command (reading and binarizing the data count; "
+                        "with several --C: including the CV); a fit not proven optimal spends "
+                        "what its steps leave on the bound")
     p.add_argument("--option", dest="solver_options", action="append", default=[],
                    metavar="KEY=VALUE",
                    help="an expert setting (repeatable), e.g. --option max_iter=20 --option "
@@ -159,9 +160,12 @@ def load_binary_data(args):
 
 def build_estimator(args, callback=None):
     """The estimator the command fits: :class:`BooleanRuleCGClassifier` for one ``--C``,
-    :class:`BooleanRuleCGCV` for several; its settings are checked in ``fit``."""
+    :class:`BooleanRuleCGCV` for several; its settings are checked in ``fit``.  Its time limit
+    is what the command's ``--time-limit`` leaves (:func:`~rulecert.cli._data.time_left`: the
+    imports, reading and binarizing count)."""
     from ..estimators.brcg import BooleanRuleCGClassifier, BooleanRuleCGCV
     from ..limits import check_count_limit
+    from ._data import time_left
     penalty = args.complexity_penalty
     if len(penalty) > 2:
         raise ValueError(f"--complexity-penalty takes one or two values, got {len(penalty)}")
@@ -170,7 +174,7 @@ def build_estimator(args, callback=None):
     common = dict(max_clause_length=args.max_clause_length, form=args.form,
                   fn_weight=args.fn_weight,
                   complexity_penalty=penalty[0] if len(penalty) == 1 else tuple(penalty),
-                  effort=args.effort, time_limit=args.time_limit, random_state=args.seed,
+                  effort=args.effort, time_limit=time_left(args), random_state=args.seed,
                   workers=args.workers, solver_options=parse_options(args.solver_options),
                   memory_limit_mb=args.memory_limit_mb, callback=callback)
     grid = list(args.complexity_bound)
@@ -210,12 +214,9 @@ def run(args) -> int:
     ruleset, cert = clf.ruleset_, clf.certificate_
     C = getattr(clf, "complexity_bound_", grid[0])
     cv = getattr(clf, "cv_results_", None)
-    labels = class_labels(args)
-    try:
-        return _print_result(args, desc, y, names, ruleset, cert, C, cv, labels)
-    finally:    # the files after the result: a write that fails (a full disk) loses no result
-        write_plot(args, [cert])
-        save_model_if_asked(args, ruleset, complexity_bound=C, certificate=cert.to_dict())
+    write_plot(args, [cert])        # written once the result is printed
+    save_model_if_asked(args, ruleset, complexity_bound=C, certificate=cert.to_dict())
+    return _print_result(args, desc, y, names, ruleset, cert, C, cv, class_labels(args))
 
 
 def _print_result(args, desc, y, names, ruleset, cert, C, cv, labels) -> int:

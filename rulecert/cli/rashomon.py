@@ -27,6 +27,7 @@ def add_parser(sub) -> None:
 def run(args) -> int:
     from ..search.corels import rashomon_set
     from ._data import load_problem, preparation_monitor, time_left
+    from ._plot import write_figure
     from ._run import exit_code, progress
     if args.epsilon is None and args.threshold is None:
         args.epsilon = 0.01
@@ -41,13 +42,7 @@ def run(args) -> int:
     usage = rs.feature_usage()
     mult = rs.multiplicity(problem, preparation_monitor(args)) if len(rs) else {}
     stopped = mult.get("stopped")
-    if args.plot:       # the set's objectives and its feature usage, side by side
-        import matplotlib.pyplot as plt
-        from .. import plotting
-        fig, axes = plt.subplots(1, 2, figsize=(11, 4))
-        plotting.plot_rashomon(rs, ax=axes[0])
-        plotting.plot_feature_usage(rs, ax=axes[1])
-        plotting.save(axes[0], args.plot)
+    write_figure(args, lambda: _draw(rs))       # written once the result is printed
     if args.json:
         out = {"data": desc, "c": args.c, "certificate": rs.certificate.to_dict(),
                "multiplicity": mult, "feature_usage": usage,
@@ -68,3 +63,14 @@ def run(args) -> int:
         print("feature usage (share of the lists): "
               + ", ".join(f"{f} {v:.0%}" for f, v in list(usage.items())[:10]))
     return exit_code(rs.certificate, rs.certificate.optimum_certificate)
+
+
+def _draw(rs):
+    """The set's objectives and its feature usage, side by side (the axes of the first)."""
+    import matplotlib.pyplot as plt
+
+    from .. import plotting
+    fig, axes = plt.subplots(1, 2, figsize=(11, 4))
+    plotting.plot_rashomon(rs, ax=axes[0])
+    plotting.plot_feature_usage(rs, ax=axes[1])
+    return axes[0]

@@ -116,6 +116,22 @@ def connect(scheduler: str, timeout: float = 5.0):
         raise ValueError(f"cannot reach the Dask scheduler at {scheduler!r}: {msg}") from None
 
 
+def _end_with_driver(parent: int):
+    """A Dask worker plugin: each worker of the driver's own ``LocalCluster`` (a child of the
+    driver ``parent``) ends with it (:func:`_end_with`), also one its nanny restarts.  Dask's
+    own check of its parent is a thread, which a cell holding the GIL (a compiled solver)
+    keeps from running: the kernel's signal does not wait for it."""
+    from distributed.diagnostics.plugin import WorkerPlugin
+
+    class EndWithDriver(WorkerPlugin):
+        name = "rulecert-end-with-driver"
+
+        def setup(self, worker):
+            _end_with(parent, True)
+
+    return EndWithDriver()
+
+
 def local_cluster(n_workers: int, **kwargs):
     """A ``LocalCluster`` of ``n_workers`` single-threaded worker processes (no dashboard)."""
     distributed = _import_distributed()
@@ -275,6 +291,7 @@ def run(study: Study, *, jobs: int | None = None, dask: bool = False,
             if engine == "dask" and client is None and pending:
                 cluster = local_cluster(workers)
                 own = client = _import_distributed().Client(cluster)
+                client.register_plugin(_end_with_driver(os.getpid()))
             batch = pending
             while batch:
                 for rec in {"serial": _serial, "loky": _loky, "dask": _dask}[engine](
