@@ -46,7 +46,7 @@ import threading
 from typing import Any, Callable, Iterator
 
 from .certificate import Termination
-from .limits import Deadline, resident_memory_bytes
+from .limits import Deadline, LimitStop, resident_memory_bytes
 
 Callback = Callable[[dict], Any]
 
@@ -117,6 +117,27 @@ def catch_interrupt() -> Iterator[None]:
             if _depth == 0:
                 _request.clear()
                 _count = 0
+
+
+def stop_check(monitor, what: str):
+    """A function ``check(detail)`` for a step with no partial result (reading, mining,
+    grouping the samples): it raises :class:`~rulecert.limits.LimitStop` (one line:
+    the limit, then ``what`` and ``detail``) when ``monitor`` says stop -- Ctrl-C, its deadline
+    or its memory cap -- or, without a monitor, once Ctrl-C was pressed."""
+    def check(detail: str = "") -> None:
+        if monitor is not None:
+            reason = monitor.should_stop()
+        else:
+            reason = (Termination.INTERRUPTED, "") if interrupt_requested() else None
+        if reason is None:
+            return
+        termination, message = reason
+        if termination is Termination.TIME_LIMIT:
+            message = f"time limit of {monitor.deadline.time_limit:g} s reached"
+        elif termination is Termination.INTERRUPTED and not message:
+            message = "interrupted by the user (Ctrl-C)"
+        raise LimitStop(termination, f"{message} while {what}{detail}")
+    return check
 
 
 # ---------------------------------------------------------------------------------------------

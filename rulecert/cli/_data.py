@@ -78,10 +78,16 @@ def _is_number(text: str) -> bool:
     return True
 
 
-def read_csv_frame(path: str, header: str = "auto"):
+READ_ROWS = 65_536
+"""Rows of a CSV read between two checks of the command's limits."""
+
+
+def read_csv_frame(path: str, header: str = "auto", check=None):
     """A CSV as a DataFrame.  ``header`` "yes": the first row names the columns; "no": it is
     data and the columns are ``x0, x1, ...``; "auto": "no" when every field of the first row
-    is a number (UCI files such as pima's have no header row), said on stderr."""
+    is a number (UCI files such as pima's have no header row), said on stderr.  The file is
+    read :data:`READ_ROWS` rows at a time, ``check(detail)`` (:func:`rulecert.monitor.stop_check`)
+    asked after each block and before the blocks are joined."""
     import csv
 
     import pandas as pd
@@ -95,10 +101,21 @@ def read_csv_frame(path: str, header: str = "auto"):
             print(f"rulecert: {path}: the first row is all numbers, read as data (no header "
                   f"row); columns x0 ... x{len(first) - 1} (--header yes to read it as names)",
                   file=sys.stderr)
-    if header == "yes":
-        return pd.read_csv(path)
-    df = pd.read_csv(path, header=None)
-    df.columns = [f"x{j}" for j in range(df.shape[1])]
+    options = {} if header == "yes" else {"header": None}
+    blocks, rows = [], 0
+    with pd.read_csv(path, chunksize=READ_ROWS, **options) as reader:
+        for block in reader:
+            blocks.append(block)
+            rows += len(block)
+            if check is not None:
+                check(f" (row {rows:,})")
+    df = (pd.concat(blocks, ignore_index=True) if len(blocks) > 1
+          else blocks[0] if blocks else pd.read_csv(path, **options))
+    del blocks
+    if check is not None:
+        check(f" ({rows:,} rows)")
+    if header == "no":
+        df.columns = [f"x{j}" for j in range(df.shape[1])]
     return df
 
 
@@ -180,10 +197,11 @@ def apply_missing_policy(df, policy: str, path: str, columns=None):
     return df
 
 
-def read_csv_table(path: str, args):
+def read_csv_table(path: str, args, check=None):
     """(frame, feature columns, 0/1 labels, target name) of a CSV, with --target / --positive
-    and the --missing policy; the class labels go to ``args.data_info``."""
-    df = read_csv_frame(path, getattr(args, "header", "auto"))
+    and the --missing policy; the class labels go to ``args.data_info``.  ``check`` as in
+    :func:`read_csv_frame`."""
+    df = read_csv_frame(path, getattr(args, "header", "auto"), check)
     if df.shape[1] < 2:
         raise ValueError(f"{path} has {df.shape[1]} column(s); a feature and a target are needed")
     target = args.target if args.target is not None else df.columns[-1]
@@ -203,16 +221,17 @@ def is_binary_frame(X) -> bool:
     return all(not X[c].isna().any() and X[c].isin([0, 1]).all() for c in X.columns)
 
 
-def binarize_frame(X, args, **options):
+def binarize_frame(X, args, check=None, **options):
     """(binary frame, fitted FeatureBinarizer or None): binary columns as they are, others
-    binarized under the --missing policy."""
+    binarized under the --missing policy; ``check()`` asked column by column
+    (:meth:`FeatureBinarizer.fit`, :meth:`FeatureBinarizer.transform`)."""
     if is_binary_frame(X):
         return X, None
     from ..mining import FeatureBinarizer
     policy = getattr(args, "missing", "error")
     fb = FeatureBinarizer(missing=policy if policy in ("indicator", "category") else "error",
                           **options)
-    return fb.fit_transform(X), fb
+    return fb.fit(X, check=check).transform(X, check=check), fb
 
 
 def _stem_labels(path: str):
@@ -317,19 +336,18 @@ def load_problem(args):
     """(RuleProblem, description) from --data and the mining options, within the command's
     limits: each step is checked (mining inside its loops) and a stop raises
     :class:`~rulecert.limits.LimitStop`, also when the steps used the whole time limit."""
-    from ..mining.antecedents import mine_antecedents, stop_check
+    from ..mining.antecedents import mine_antecedents
+    from ..monitor import stop_check
     path, problem = open_data(args)
     monitor = preparation_monitor(args)
     if problem is not None:
         stop_check(monitor, f"reading {path}")()
         return problem, f"CORELS files {path}.out/.label"
-    df, X, y, target = read_csv_table(path, args)
-    stop_check(monitor, f"reading {path}")()
-    Xb, fb = binarize_frame(X, args, negations=False)
+    df, X, y, target = read_csv_table(path, args, stop_check(monitor, f"reading {path}"))
+    Xb, fb = binarize_frame(X, args, stop_check(monitor, f"binarizing {path}"), negations=False)
     if fb is not None:
         print(f"rulecert: {path} has non-binary columns; binarizing them with FeatureBinarizer",
               file=sys.stderr)
-        stop_check(monitor, f"binarizing {path}")()
     names = [str(c) for c in Xb.columns]
     args.data_info.binarizer, args.data_info.feature_names = fb, names
     aset = mine_antecedents(Xb.to_numpy(), names, max_card=args.max_card,

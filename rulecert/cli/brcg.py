@@ -101,10 +101,10 @@ def add_parser(sub) -> None:
     p.add_argument("--json", action="store_true", help="print one JSON object")
     for flag in OLD_FLAGS:
         p.add_argument(flag, action=_Renamed, nargs="?", help=argparse.SUPPRESS)
-    from ._data import add_missing_argument, add_save_model_argument
+    from ._data import add_missing_argument, add_save_model_argument, reports_limit_stop
     add_missing_argument(p)
     add_save_model_argument(p)
-    p.set_defaults(func=run)
+    p.set_defaults(func=reports_limit_stop(run))
 
 
 def parse_options(items) -> dict:
@@ -134,9 +134,11 @@ def load_binary_data(args):
     file stem (its single-item antecedents are the binary features)."""
     import numpy as np
 
-    from ._data import binarize_frame, open_data, read_csv_table
+    from ..monitor import stop_check
+    from ._data import binarize_frame, open_data, preparation_monitor, read_csv_table
 
     path, problem = open_data(args)
+    monitor = preparation_monitor(args)
     if problem is not None:
         single = [i for i, nm in enumerate(problem.antecedent_names) if "," not in nm]
         if not single:
@@ -147,11 +149,13 @@ def load_binary_data(args):
         return (Xb, np.asarray(problem.y).astype(int), names,
                 f"CORELS files {path}.out/.label: {len(names)} single-item antecedents as "
                 "binary features")
-    df, X, y, target = read_csv_table(path, args)
-    Xt, fb = binarize_frame(X, args, n_thresholds=args.n_thresholds, negations=args.negations)
+    df, X, y, target = read_csv_table(path, args, stop_check(monitor, f"reading {path}"))
+    Xt, fb = binarize_frame(X, args, stop_check(monitor, f"binarizing {path}"),
+                            n_thresholds=args.n_thresholds, negations=args.negations)
     names = [str(c) for c in Xt.columns]
     args.data_info.binarizer, args.data_info.feature_names = fb, names
     Xb = np.asarray(Xt).astype(bool)
+    stop_check(monitor, f"preparing {path} (no rule set yet)")()
     how = ("binary columns used as they are" if fb is None
            else f"binarized into {len(names)} literals")
     return Xb, np.asarray(y).astype(int), names, f"{path}: {len(df)} rows, target {target!r}, {how}"
@@ -162,6 +166,7 @@ def build_estimator(args, callback=None):
     :class:`BooleanRuleCGCV` for several; its settings are checked in ``fit``."""
     from ..estimators.brcg import BooleanRuleCGClassifier, BooleanRuleCGCV
     from ..limits import check_count_limit
+    from ._data import time_left
     penalty = args.complexity_penalty
     if len(penalty) > 2:
         raise ValueError(f"--complexity-penalty takes one or two values, got {len(penalty)}")
@@ -170,7 +175,7 @@ def build_estimator(args, callback=None):
     common = dict(max_clause_length=args.max_clause_length, form=args.form,
                   fn_weight=args.fn_weight,
                   complexity_penalty=penalty[0] if len(penalty) == 1 else tuple(penalty),
-                  effort=args.effort, time_limit=args.time_limit, random_state=args.seed,
+                  effort=args.effort, time_limit=time_left(args), random_state=args.seed,
                   workers=args.workers, solver_options=parse_options(args.solver_options),
                   memory_limit_mb=args.memory_limit_mb, callback=callback)
     grid = list(args.complexity_bound)

@@ -44,10 +44,8 @@ from typing import Sequence
 import numpy as np
 
 from .. import bits
-from ..certificate import Termination
 from ..checks import check_binary_matrix
-from ..limits import LimitStop
-from ..monitor import interrupt_requested
+from ..monitor import stop_check
 from ..problem import RuleProblem
 from ..models.antecedent import Antecedent, conjunction_text, negated_text
 
@@ -56,26 +54,6 @@ __all__ = ["AntecedentSet", "mine_antecedents", "literal_name", "conjunction_nam
 _CHECK_EVERY = 16
 """Candidate blocks counted between two questions to the monitor (each is a few microseconds
 of numpy at least, so the checks cost nothing and come every few milliseconds)."""
-
-
-def stop_check(monitor, what: str):
-    """A function ``check(detail)`` that raises ``LimitStop`` (one line:
-    the limit, then ``what`` and ``detail``) when ``monitor`` says stop -- Ctrl-C, its deadline
-    or its memory cap -- or, without a monitor, once Ctrl-C was pressed."""
-    def check(detail: str = "") -> None:
-        if monitor is not None:
-            reason = monitor.should_stop()
-        else:
-            reason = (Termination.INTERRUPTED, "") if interrupt_requested() else None
-        if reason is None:
-            return
-        termination, message = reason
-        if termination is Termination.TIME_LIMIT:
-            message = f"time limit of {monitor.deadline.time_limit:g} s reached"
-        elif termination is Termination.INTERRUPTED and not message:
-            message = "interrupted by the user (Ctrl-C)"
-        raise LimitStop(termination, f"{message} while {what}{detail}")
-    return check
 
 
 def literal_name(feature: str, value: int) -> str:
