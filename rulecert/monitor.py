@@ -301,6 +301,39 @@ def relative_gap(objective, lower_bound) -> float | None:
 
 
 # ---------------------------------------------------------------------------------------------
+# progress from inside long steps
+# ---------------------------------------------------------------------------------------------
+
+_reporting: list[tuple[Monitor, threading.Thread]] = []
+
+
+@contextlib.contextmanager
+def reporting(monitor: Monitor) -> Iterator[Monitor]:
+    """Make ``monitor`` the one :func:`heartbeat` samples while the block runs, from this
+    thread (nested uses: the innermost)."""
+    entry = (monitor, threading.current_thread())
+    _reporting.append(entry)
+    try:
+        yield monitor
+    finally:
+        _reporting.remove(entry)
+
+
+def heartbeat(**counters: Any) -> None:
+    """A periodic sample of the run in progress (:func:`reporting`) when one is due, with the
+    last objective and the best bound it recorded, so that progress lines keep coming while a
+    long step (a pricing search's rounds, a bound search) runs with no monitor of its own.
+    Called between chunks of work; only the run's own thread samples.  A callback's request
+    to stop is kept by the monitor (:meth:`Monitor.should_stop`)."""
+    if not _reporting:
+        return
+    monitor, thread = _reporting[-1]
+    if thread is threading.current_thread() and monitor.due():
+        last = monitor.history[-1] if monitor.history else {}
+        monitor.sample(last.get("objective"), monitor.best_bound, **counters)
+
+
+# ---------------------------------------------------------------------------------------------
 # the progress reporter
 # ---------------------------------------------------------------------------------------------
 

@@ -78,24 +78,24 @@ def _is_number(text: str) -> bool:
     return True
 
 
-READ_ROWS = 65_536
-"""Rows of a CSV read between two checks of the command's limits."""
+READ_CELLS = 1 << 20
+"""Fields of a CSV read between two checks of the command's limits (a block of rows)."""
 
 
 def read_csv_frame(path: str, header: str = "auto", check=None):
     """A CSV as a DataFrame.  ``header`` "yes": the first row names the columns; "no": it is
     data and the columns are ``x0, x1, ...``; "auto": "no" when every field of the first row
     is a number (UCI files such as pima's have no header row), said on stderr.  The file is
-    read :data:`READ_ROWS` rows at a time, ``check(detail)`` (:func:`rulecert.monitor.stop_check`)
-    asked after each block and before the blocks are joined."""
+    read a block of about :data:`READ_CELLS` fields at a time, ``check(detail)``
+    (:func:`rulecert.monitor.stop_check`) asked after each block and before they are joined."""
     import csv
 
     import pandas as pd
     if header not in HEADER:
         raise ValueError(f"--header must be one of {HEADER}, got {header!r}")
+    with open(path, newline="") as fh:
+        first = next(csv.reader(fh), [])
     if header == "auto":
-        with open(path, newline="") as fh:
-            first = next(csv.reader(fh), [])
         header = "no" if first and all(_is_number(f.strip()) for f in first) else "yes"
         if header == "no":
             print(f"rulecert: {path}: the first row is all numbers, read as data (no header "
@@ -103,7 +103,10 @@ def read_csv_frame(path: str, header: str = "auto", check=None):
                   file=sys.stderr)
     options = {} if header == "yes" else {"header": None}
     blocks, rows = [], 0
-    with pd.read_csv(path, chunksize=READ_ROWS, **options) as reader:
+    if check is not None:
+        check("")
+    with pd.read_csv(path, chunksize=max(1, READ_CELLS // max(1, len(first))),
+                     **options) as reader:
         for block in reader:
             blocks.append(block)
             rows += len(block)

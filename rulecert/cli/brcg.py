@@ -188,7 +188,7 @@ def run(args) -> int:
     import numpy as np
     import pandas as pd
 
-    from ._data import class_labels, save_model_if_asked
+    from ._data import class_labels, deadline, save_model_if_asked, time_left
     from ._plot import write_plot
     from ._run import interrupted, progress
     Xb, y, names, desc = load_binary_data(args)
@@ -210,8 +210,11 @@ def run(args) -> int:
             clf.certificate_.stats["bound_strengthening"] = {
                 "node_budget": strengthen, "nodes": 0, "skipped": "the fit stopped before its "
                 "first pricing call: there are no duals to search at"}
-        else:
-            clf.strengthen_bound(frame, y, strengthen)
+        elif deadline(args).expired():
+            clf.certificate_.stats["bound_strengthening"] = {
+                "node_budget": strengthen, "nodes": 0, "skipped": "no time left"}
+        else:     # within the command's time limit, with its progress lines
+            clf.strengthen_bound(frame, y, strengthen, time_limit=time_left(args))
     ruleset, cert = clf.ruleset_, clf.certificate_
     C = getattr(clf, "complexity_bound_", grid[0])
     cv = getattr(clf, "cv_results_", None)

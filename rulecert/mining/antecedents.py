@@ -39,6 +39,7 @@ Names use rulecert's one spelling of rule text (:mod:`rulecert.models.antecedent
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 from typing import Sequence
 
 import numpy as np
@@ -176,17 +177,20 @@ def _check_card(max_card, name="max_card") -> int:
     return int(max_card)
 
 
-def _merge(antecedents: list[Antecedent], captures: np.ndarray):
-    """Keep the first antecedent of each distinct capture vector."""
+def _merge(antecedents: list[Antecedent], captures: np.ndarray, check=None):
+    """Keep the first antecedent of each distinct capture vector (found by a 16-byte digest
+    of each vector, then compared in full); ``check(detail)`` every 4,096 vectors."""
     keep, merged, seen = [], {}, {}
     for i, a in enumerate(antecedents):
-        key = captures[i].tobytes()
+        if check is not None and i % 4096 == 0:
+            check(f" (merging identical antecedents: {i:,} of {len(antecedents):,})")
+        key = hashlib.blake2b(np.ascontiguousarray(captures[i]), digest_size=16).digest()
         j = seen.get(key)
-        if j is None:
-            seen[key] = i
-            keep.append(i)
-        else:
+        if j is not None and np.array_equal(captures[i], captures[j]):
             merged.setdefault(antecedents[j].name, []).append(a.name)
+            continue
+        seen.setdefault(key, i)
+        keep.append(i)
     return keep, merged
 
 
@@ -241,11 +245,15 @@ def _enumerate(V: np.ndarray, feat: np.ndarray, max_card: int, frequent, keep_it
         if not new_sets:
             break
         level_sets = new_sets
+        check(f" (conjunctions of {card} literals: {len(new_sets):,} found)")
         level_vecs = np.vstack(new_vecs)
+        del new_vecs
+        check(f" (conjunctions of {card} literals: {len(new_sets):,} found)")
         rep = keep_itemset(level_vecs)
         out_sets += [s for s, r in zip(level_sets, rep) if r]
         out_vecs.append(level_vecs[rep])
     W = V.shape[1]
+    check(f" ({len(out_sets):,} antecedents found)")
     vecs = np.vstack(out_vecs) if out_vecs else np.zeros((0, W), np.uint64)
     return out_sets, np.ascontiguousarray(vecs)
 
@@ -260,7 +268,7 @@ def _build_set(sets, vecs, lits, names, n, feature_names, merge_identical,
         ants.append(Antecedent(conjunction_name([names[i] for i in s]), literals))
     merged: dict[str, list[str]] = {}
     if merge_identical and ants:
-        keep, merged = _merge(ants, vecs)
+        keep, merged = _merge(ants, vecs, check)
         ants = [ants[i] for i in keep]
         vecs = vecs[keep]
     W = bits.n_words(n)
