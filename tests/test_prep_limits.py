@@ -427,3 +427,53 @@ def test_binarizer_asks_the_check_column_by_column():
     pd.testing.assert_frame_equal(out, FeatureBinarizer().fit_transform(X))
     with pytest.raises(LimitStop, match="time limit of 0 s reached while binarizing"):
         fb.transform(X, check=data_stop(Monitor("t", deadline=Deadline(0.0)), "binarizing"))
+
+
+# ---- progress from inside long steps: heartbeat -------------------------------------------
+def test_heartbeat_samples_only_the_run_in_progress_from_its_thread():
+    import threading
+
+    from rulecert.monitor import heartbeat, reporting
+    infos = []
+    m = Monitor("test", callback=infos.append)
+    m.sample(7.0, 2.0, event="start")
+    heartbeat(phase="outside")                    # no run in progress: nothing
+    with reporting(m):
+        t = threading.Thread(target=heartbeat, kwargs={"phase": "other thread"})
+        t.start()
+        t.join()
+        heartbeat(phase="pricing", nodes=12)
+        heartbeat(phase="too soon")               # the next periodic sample is not due yet
+    assert [i.get("phase") for i in infos] == [None, "pricing"]
+    assert infos[1]["objective"] == 7.0 and infos[1]["lower_bound"] == 2.0
+    assert infos[1]["nodes"] == 12 and infos[1]["event"] == "periodic"
+
+
+def _slow_bnb_rounds(monkeypatch, seconds):
+    """Every branch-and-bound round sleeps ``seconds`` and the first expands one node."""
+    import rulecert.mipmodels.colgen.pricing.bnb as bnb
+    compiled = bnb._run
+
+    def slow(*a):
+        time.sleep(seconds)
+        return compiled(*a)
+    monkeypatch.setattr(bnb, "_run", slow)
+    monkeypatch.setattr(bnb, "round_nodes", lambda words, literals: 1)
+
+
+def test_strengthening_reports_progress_and_stops_at_its_time_limit(monkeypatch, hang_guard):
+    from rulecert.mipmodels.colgen import solve, strengthen_bound
+    from test_colgen import _instance
+    X, y = _instance(400, n=40, d=9, noise=0.25)
+    P = RuleProblem.from_matrix(X, y, [f"f{j}" for j in range(9)])
+    sol = solve(P, complexity_bound=6, max_clause_length=3, max_iter=1, pricers="heuristic",
+                bound_search_steps=0, close_gap=False, seed=0)
+    assert not sol.certificate.proven_optimal
+    _slow_bnb_rounds(monkeypatch, 0.1)
+    infos = []
+    out = strengthen_bound(P, sol, 10**9, time_limit=0.3, callback=infos.append)
+    done = out.certificate.stats["bound_strengthening"]
+    assert done["time_limit"] is True and done["interrupted"] is False
+    assert out.certificate.lower_bound >= sol.certificate.lower_bound
+    assert infos[0]["event"] == "bound strengthening"
+    assert any(i.get("phase") == "branch-and-bound pricing" for i in infos)

@@ -219,16 +219,28 @@ def read_csv_table(path: str, args, check=None):
     return df, df.drop(columns=[target]), y, target
 
 
-def is_binary_frame(X) -> bool:
-    """True when every column holds only 0/1 and no missing value."""
-    return all(not X[c].isna().any() and X[c].isin([0, 1]).all() for c in X.columns)
+def is_binary_frame(X, check=None) -> bool:
+    """True when every column holds only 0/1 and no missing value; the numeric columns are
+    read a block at a time, ``check(detail)`` asked before each."""
+    import pandas as pd
+    numeric = [c for c, t in X.dtypes.items() if pd.api.types.is_numeric_dtype(t)]
+    step = max(1, READ_CELLS // max(1, len(X)))
+    for j in range(0, len(numeric), step):
+        if check is not None:
+            check(f" (column {numeric[j]!r})")
+        block = X[numeric[j:j + step]].to_numpy(dtype=float, na_value=np.nan)
+        if not np.isin(block, (0, 1)).all():
+            return False
+    numeric = set(numeric)
+    return all(not X[c].isna().any() and X[c].isin([0, 1]).all()
+               for c in X.columns if c not in numeric)
 
 
 def binarize_frame(X, args, check=None, **options):
     """(binary frame, fitted FeatureBinarizer or None): binary columns as they are, others
     binarized under the --missing policy; ``check()`` asked column by column
     (:meth:`FeatureBinarizer.fit`, :meth:`FeatureBinarizer.transform`)."""
-    if is_binary_frame(X):
+    if is_binary_frame(X, check):
         return X, None
     from ..mining import FeatureBinarizer
     policy = getattr(args, "missing", "error")

@@ -630,10 +630,10 @@ def price_by_branch_and_bound(X: np.ndarray, v: np.ndarray, const: float, lit: f
         run(root, budget)
         if root.done:     # finished, overflowed, found-stopped
             break
+        heartbeat(phase="branch-and-bound pricing", nodes=root.nodes)
         now = time.perf_counter()
         if deadline is not None and now >= deadline or interrupt_requested():
             break  # Ctrl-C: the bound below stays valid (open nodes' estimates)
-        heartbeat(phase="branch-and-bound pricing", nodes=root.nodes)
         # aim for chunks of about a quarter of a second, or of the time left when less
         # (a chunk is not interrupted: a long chunk overruns a short time limit)
         target = 0.25 if deadline is None else min(0.25, max(deadline - now, 0.002))
@@ -690,10 +690,10 @@ def _parallel(root: _Search, run, workers: int, K: int, tighten: bool, upper: fl
             before = sum(s.nodes for s in shares)
             list(pool.map(lambda s: run(s, per, -1), active))
             total += sum(s.nodes for s in shares) - before
+            heartbeat(phase="branch-and-bound pricing", nodes=total)
             if deadline is not None and time.perf_counter() >= deadline \
                     or interrupt_requested():
                 break    # Ctrl-C: the bound stays valid (each share's open nodes)
-            heartbeat(phase="branch-and-bound pricing", nodes=total)
             if not tighten:
                 # past K clauses in all (the shares hold some of the same), it is over
                 if sum(int(s.istate[1]) for s in shares) > K and len(_merge(shares)) > K:
