@@ -461,6 +461,7 @@ def _slow_bnb_rounds(monkeypatch, seconds):
     monkeypatch.setattr(bnb, "round_nodes", lambda words, literals: 1)
 
 
+@pytest.mark.slow   # over 6 s on 2 cores (loading the branch-and-bound kernel): -m slow
 def test_strengthening_reports_progress_and_stops_at_its_time_limit(monkeypatch, hang_guard):
     from rulecert.mipmodels.colgen import solve, strengthen_bound
     from test_colgen import _instance
@@ -469,11 +470,30 @@ def test_strengthening_reports_progress_and_stops_at_its_time_limit(monkeypatch,
     sol = solve(P, complexity_bound=6, max_clause_length=3, max_iter=1, pricers="heuristic",
                 bound_search_steps=0, close_gap=False, seed=0)
     assert not sol.certificate.proven_optimal
-    _slow_bnb_rounds(monkeypatch, 0.1)
+    _slow_bnb_rounds(monkeypatch, 0.2)          # one round outlasts the time limit
     infos = []
-    out = strengthen_bound(P, sol, 10**9, time_limit=0.3, callback=infos.append)
+    out = strengthen_bound(P, sol, 10**9, time_limit=0.05, callback=infos.append)
     done = out.certificate.stats["bound_strengthening"]
     assert done["time_limit"] is True and done["interrupted"] is False
     assert out.certificate.lower_bound >= sol.certificate.lower_bound
     assert infos[0]["event"] == "bound strengthening"
     assert any(i.get("phase") == "branch-and-bound pricing" for i in infos)
+
+
+def test_all_distinct_samples_are_the_columns_themselves(monkeypatch):
+    import rulecert.search.corels.loop as loop
+    from rulecert.search.corels import solve
+    from rulecert.search.corels.data import build_kernel_data
+    rng = np.random.default_rng(12)
+    D = rng.random((60, 14)) < 0.5
+    assert len(unique_rows(D)[0]) == 60
+    P = RuleProblem.from_matrix(D, rng.integers(0, 2, 60))
+    kd = build_kernel_data(P)
+    assert kd.mode == "samples" and kd.n_minority == 0
+    np.testing.assert_array_equal(kd.capg, P.captures)
+    _, auto = solve(P, 0.02)
+    monkeypatch.setattr(loop, "build_kernel_data",
+                        lambda prob, check=None: build_kernel_data(prob, "groups", check))
+    _, grouped = solve(P, 0.02)
+    assert auto.proven_optimal and grouped.proven_optimal
+    assert auto.objective == grouped.objective

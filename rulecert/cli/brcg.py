@@ -44,7 +44,7 @@ class _Renamed(argparse.Action):
 
 
 def add_parser(sub) -> None:
-    from ..mipmodels.colgen import EFFORTS
+    from ..limits import EFFORTS
     from ._data import add_header_argument
     from ._run import add_memory_argument
     p = sub.add_parser("brcg", help="Boolean rule set (DNF/CNF) by column generation, certified")

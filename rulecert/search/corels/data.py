@@ -52,7 +52,8 @@ class KernelData:
 def ungrouped_kernel_data(problem, minority=None) -> KernelData:
     """"samples" mode with the packed equivalent-point ``minority`` vector, or none (all
     zero: the equivalent-points bound is then 0, still a valid bound) -- the search's data
-    when grouping the samples was stopped by a limit: no work beyond the captures."""
+    when grouping the samples was stopped by a limit, or found every sample alone in its
+    group: no work beyond the captures."""
     N, M = problem.n_samples, problem.n_antecedents
     n_pos = int(problem.n_positive)
     minority = bits.zeros(N) if minority is None else minority
@@ -69,13 +70,16 @@ def build_kernel_data(problem, mode: str = "auto", check=None) -> KernelData:
         raise ValueError(f"mode must be 'auto', 'groups' or 'samples', got {mode!r}")
     N, M = problem.n_samples, problem.n_antecedents
     n_pos = int(problem.n_positive)
-    if mode == "auto":
+    auto = mode == "auto"
+    if auto:
         mode = "groups" if N < MAX_GROUP_SAMPLES else "samples"
     if mode == "groups" and N >= MAX_GROUP_SAMPLES:
         raise ValueError(f"groups mode needs fewer than {MAX_GROUP_SAMPLES} samples")
     rows, _, pos, neg = problem.group_rows(check)
     if mode == "samples":
         return ungrouped_kernel_data(problem, problem.minority.copy())
+    if auto and not (np.asarray(pos) + np.asarray(neg) >= 2).any():
+        return ungrouped_kernel_data(problem)    # no two samples alike: no minority, no transpose
 
     pos = np.asarray(pos, dtype=np.int64)
     neg = np.asarray(neg, dtype=np.int64)
