@@ -365,7 +365,9 @@ def load_problem(args):
               file=sys.stderr)
     names = [str(c) for c in Xb.columns]
     args.data_info.binarizer, args.data_info.feature_names = fb, names
-    aset = mine_antecedents(Xb.to_numpy(), names, max_card=args.max_card,
+    n_rows, Xb = len(df), Xb.to_numpy()
+    del df, X                                   # the raw table: memory the mining may need
+    aset = mine_antecedents(Xb, names, max_card=args.max_card,
                             min_support=args.min_support, negations=args.negations,
                             monitor=monitor)
     if aset.captures.shape[0] == 0:
@@ -376,7 +378,7 @@ def load_problem(args):
     problem = aset.to_problem(y)
     stop_check(monitor, f"preparing {path} (read, binarized and mined in "
                         f"{monitor.deadline.elapsed():.1f} s; no search was run)")()
-    return problem, (f"{path}: {len(df)} rows, target {target!r}, "
+    return problem, (f"{path}: {n_rows} rows, target {target!r}, "
                      f"{aset.captures.shape[0]} antecedents mined")
 
 

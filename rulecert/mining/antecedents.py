@@ -54,7 +54,9 @@ __all__ = ["AntecedentSet", "mine_antecedents", "literal_name", "conjunction_nam
 
 _CHECK_EVERY = 16
 """Candidate blocks counted between two questions to the monitor (each is a few microseconds
-of numpy at least, so the checks cost nothing and come every few milliseconds)."""
+of numpy at least, so the checks cost nothing and come every few milliseconds)..."""
+_CHECK_WORDS = 1 << 22
+"""... or fewer blocks when they hold this many words (32 MB: large data)."""
 
 
 def literal_name(feature: str, value: int) -> str:
@@ -225,15 +227,17 @@ def _enumerate(V: np.ndarray, feat: np.ndarray, max_card: int, frequent, keep_it
     for card in range(2, max_card + 1):
         if not level_sets:
             break
-        new_sets, new_vecs = [], []
+        new_sets, new_vecs, made = [], [], 0
         for k, (s, vec) in enumerate(zip(level_sets, level_vecs)):
-            if k % _CHECK_EVERY == 0:
+            if k % _CHECK_EVERY == 0 or made >= _CHECK_WORDS:
+                made = 0
                 check(f" (conjunctions of {card} literals: {k:,} of {len(level_sets):,} "
                       f"extended, {len(out_sets) + len(new_sets):,} found)")
             start = pool_pos[s[-1]] + 1
             if start >= len(pool):
                 continue
             cand = np.bitwise_and(Vp[start:], vec[None, :])
+            made += cand.size
             ok = frequent(cand)
             used = featp[[pool_pos[i] for i in s]]
             ok &= ~np.isin(featp[start:], used)

@@ -254,6 +254,10 @@ def _validate(problem, c, policy, max_length, time_limit, node_limit, memory_lim
             callback, init, history_every, t0, cpu0)
 
 
+_CHUNK_WORDS = 50_000_000
+"""Words of antecedent columns read by the first chunk of expansions, at most (about 0.05 s)."""
+
+
 class _Run:
     """One CORELS search: setup, chunked search between limit checks, certificate."""
 
@@ -287,7 +291,9 @@ class _Run:
         self.history = self.mon.history
         self.gc_runs = self.gc_marked = self.chunks = 0
         self.termination = None
-        self.chunk = 64
+        # the first chunk: 64 expansions, fewer where one expansion reads many words (an
+        # expansion scans every antecedent's columns), so a limit is seen within ~0.05 s
+        self.chunk = int(max(1, min(64, _CHUNK_WORDS // max(1, self.M * self.kd.n_words))))
 
     # ---- setup ------------------------------------------------------------------------------
     def _incumbent(self, init) -> None:
