@@ -244,6 +244,11 @@ def _enumerate(V: np.ndarray, feat: np.ndarray, max_card: int, frequent, keep_it
             if not ok.any():
                 continue
             idx = np.flatnonzero(ok)
+            if card == max_card:    # the last level is not extended: keep what is reported
+                idx = idx[keep_itemset(cand[idx])]
+                out_sets.extend(s + (int(pool[start + k]),) for k in idx)
+                out_vecs.append(cand[idx])
+                continue
             new_sets.extend(s + (int(pool[start + k]),) for k in idx)
             new_vecs.append(cand[idx])
         if not new_sets:
