@@ -46,6 +46,7 @@ import numpy as np
 
 from .. import bits
 from ..checks import check_binary_matrix
+from ..limits import machine_memory_bytes
 from ..monitor import stop_check
 from ..problem import RuleProblem
 from ..models.antecedent import Antecedent, conjunction_text, negated_text
@@ -224,10 +225,20 @@ def _enumerate(V: np.ndarray, feat: np.ndarray, max_card: int, frequent, keep_it
     pool_pos = {int(i): k for k, i in enumerate(pool)}
     Vp = V[pool]
     featp = feat[pool]
+    W = V.shape[1]
     for card in range(2, max_card + 1):
         if not level_sets:
             break
         new_sets, new_vecs, made = [], [], 0
+        if card == max_card:
+            # the last level's conjunctions go straight into one array, sized for every
+            # candidate: its pages are touched only as rows are written, and no copy follows
+            rows = sum(len(v) for v in out_vecs)
+            bound = rows + sum(len(pool) - pool_pos[s[-1]] - 1 for s in level_sets)
+            if bound * W * 8 <= machine_memory_bytes():
+                buf = np.empty((bound, W), np.uint64)
+                buf[:rows] = np.vstack(out_vecs) if out_vecs else buf[:0]
+                out_vecs = [buf[:rows]]
         for k, (s, vec) in enumerate(zip(level_sets, level_vecs)):
             if k % _CHECK_EVERY == 0 or made >= _CHECK_WORDS:
                 made = 0
@@ -247,7 +258,12 @@ def _enumerate(V: np.ndarray, feat: np.ndarray, max_card: int, frequent, keep_it
             if card == max_card:    # the last level is not extended: keep what is reported
                 idx = idx[keep_itemset(cand[idx])]
                 out_sets.extend(s + (int(pool[start + k]),) for k in idx)
-                out_vecs.append(cand[idx])
+                if out_vecs and out_vecs[-1].base is buf:
+                    top = rows + len(idx)
+                    buf[rows:top] = cand[idx]
+                    rows, out_vecs[-1] = top, buf[:top]
+                else:
+                    out_vecs.append(cand[idx])
                 continue
             new_sets.extend(s + (int(pool[start + k]),) for k in idx)
             new_vecs.append(cand[idx])
@@ -261,8 +277,9 @@ def _enumerate(V: np.ndarray, feat: np.ndarray, max_card: int, frequent, keep_it
         rep = keep_itemset(level_vecs)
         out_sets += [s for s, r in zip(level_sets, rep) if r]
         out_vecs.append(level_vecs[rep])
-    W = V.shape[1]
     check(f" ({len(out_sets):,} antecedents found)")
+    if len(out_vecs) == 1:
+        return out_sets, out_vecs[0]
     vecs = np.vstack(out_vecs) if out_vecs else np.zeros((0, W), np.uint64)
     return out_sets, np.ascontiguousarray(vecs)
 
@@ -278,8 +295,16 @@ def _build_set(sets, vecs, lits, names, n, feature_names, merge_identical,
     merged: dict[str, list[str]] = {}
     if merge_identical and ants:
         keep, merged = _merge(ants, vecs, check)
-        ants = [ants[i] for i in keep]
-        vecs = vecs[keep]
+        if len(keep) < len(ants):
+            ants = [ants[i] for i in keep]
+            vecs = np.ascontiguousarray(vecs)
+            if vecs.flags.writeable and vecs.base is not None:   # ours: compacted in place
+                for j, i in enumerate(keep):
+                    if i != j:
+                        vecs[j] = vecs[i]
+                vecs = vecs[:len(keep)]
+            else:
+                vecs = vecs[keep]
     W = bits.n_words(n)
     if not ants:
         vecs = np.zeros((0, W), np.uint64)
