@@ -150,8 +150,8 @@ class RuleProblem:
         if captures.ndim != 2 or captures.shape[1] != W or captures.dtype != np.uint64:
             raise ValueError(f"captures must be a uint64 array of shape (M, {W}) for {n} samples, "
                              f"got {captures.dtype} {captures.shape}")
-        pad = np.bitwise_and(captures, np.bitwise_not(bits.ones(n))[None, :])
-        if pad.any():
+        # only the last word has padding bits (no M x words temporary)
+        if np.bitwise_and(captures[:, -1], np.bitwise_not(bits.ones(n)[-1])).any():
             raise ValueError("captures have bits set past the last sample (padding must be zero)")
         ants = [a if isinstance(a, Antecedent) else Antecedent(str(a)) for a in antecedents]
         if len(ants) != captures.shape[0]:
