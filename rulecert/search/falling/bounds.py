@@ -57,10 +57,14 @@ class FallingData:
         pos = np.flatnonzero(y)
         neg = np.flatnonzero(~y)
         self.NP, self.NN = int(pos.size), int(neg.size)
-        if self.M:
-            D = bits.unpack(problem.captures, self.n)  # M x n
-            self.capP = np.ascontiguousarray(bits.pack(D[:, pos]).reshape(self.M, -1))
-            self.capN = np.ascontiguousarray(bits.pack(D[:, neg]).reshape(self.M, -1))
+        if self.M:      # unpacked a block of antecedents at a time (M x n booleans can be GBs)
+            self.capP = np.empty((self.M, bits.n_words(self.NP)), dtype=np.uint64)
+            self.capN = np.empty((self.M, bits.n_words(self.NN)), dtype=np.uint64)
+            step = max(1, (1 << 26) // max(1, self.n))
+            for a in range(0, self.M, step):
+                D = bits.unpack(problem.captures[a:a + step], self.n)  # block x n
+                self.capP[a:a + step] = bits.pack(D[:, pos]).reshape(len(D), -1)
+                self.capN[a:a + step] = bits.pack(D[:, neg]).reshape(len(D), -1)
         else:
             self.capP = np.zeros((0, bits.n_words(self.NP)), dtype=np.uint64)
             self.capN = np.zeros((0, bits.n_words(self.NN)), dtype=np.uint64)
