@@ -229,14 +229,18 @@ def _enumerate(V: np.ndarray, feat: np.ndarray, max_card: int, frequent, keep_it
     for card in range(2, max_card + 1):
         if not level_sets:
             break
-        new_sets, new_vecs, made = [], [], 0
+        new_sets, new_vecs, made, buf = [], [], 0, None
         if card == max_card:
             # the last level's conjunctions go straight into one array, sized for every
             # candidate: its pages are touched only as rows are written, and no copy follows
             rows = sum(len(v) for v in out_vecs)
             bound = rows + sum(len(pool) - pool_pos[s[-1]] - 1 for s in level_sets)
-            if bound * W * 8 <= machine_memory_bytes():
-                buf = np.empty((bound, W), np.uint64)
+            try:
+                buf = (np.empty((bound, W), np.uint64)
+                       if bound * W * 8 <= machine_memory_bytes() // 2 else None)
+            except MemoryError:          # no address space for it: the blocks are joined
+                buf = None
+            if buf is not None:
                 buf[:rows] = np.vstack(out_vecs) if out_vecs else buf[:0]
                 out_vecs = [buf[:rows]]
         for k, (s, vec) in enumerate(zip(level_sets, level_vecs)):
@@ -258,7 +262,7 @@ def _enumerate(V: np.ndarray, feat: np.ndarray, max_card: int, frequent, keep_it
             if card == max_card:    # the last level is not extended: keep what is reported
                 idx = idx[keep_itemset(cand[idx])]
                 out_sets.extend(s + (int(pool[start + k]),) for k in idx)
-                if out_vecs and out_vecs[-1].base is buf:
+                if buf is not None:
                     top = rows + len(idx)
                     buf[rows:top] = cand[idx]
                     rows, out_vecs[-1] = top, buf[:top]
