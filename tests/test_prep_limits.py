@@ -497,3 +497,25 @@ def test_all_distinct_samples_are_the_columns_themselves(monkeypatch):
     _, grouped = solve(P, 0.02)
     assert auto.proven_optimal and grouped.proven_optimal
     assert auto.objective == grouped.objective
+
+
+def test_falling_search_data_split_stops_between_blocks(monkeypatch):
+    import rulecert.search.falling.bounds as fb
+    P, _ = _problem_with_groups(n=300, M=70)
+    calls = []
+
+    def stop_at_the_second(detail=""):
+        calls.append(detail)
+        if len(calls) == 2:
+            raise LimitStop(Termination.TIME_LIMIT, "time limit reached while splitting")
+    whole = fb.FallingData(P)
+    fb.FallingData(P, stop_at_the_second)       # one block on small data: no check at all
+    assert calls == []
+    monkeypatch.setattr(fb, "_SPLIT_BITS", P.n_samples * 10)     # ten antecedents a block
+    with pytest.raises(LimitStop):
+        fb.FallingData(P, stop_at_the_second)
+    assert calls == [" (10 of 70 antecedents)", " (20 of 70 antecedents)"]
+    calls.clear()
+    blocked = fb.FallingData(P, calls.append)
+    np.testing.assert_array_equal(blocked.capP, whole.capP)
+    np.testing.assert_array_equal(blocked.capN, whole.capN)
