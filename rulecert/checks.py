@@ -39,9 +39,9 @@ def check_binary_matrix(X, what: str = "X") -> np.ndarray:
         r, c = np.argwhere(np.isnan(X))[0]
         raise ValueError(f"{what} contains NaN (row {r}, column {c}); binarize missing values "
                          "explicitly with rulecert.mining.FeatureBinarizer")
-    bad = ~np.isin(X, (0, 1))
-    if bad.any():
-        r, c = np.argwhere(bad)[0]
+    if X.size and (X.min() < 0 or X.max() > 1 or X.dtype.kind == "f"
+                   and not ((X == 0) | (X == 1)).all()):   # no n x d temporaries for integers
+        r, c = np.argwhere(~np.isin(X, (0, 1)))[0]
         raise ValueError(f"{what} must hold binary 0/1 values; found {X[r, c].item()!r} at row {r}, "
                          f"column {c}; use rulecert.mining.FeatureBinarizer for raw features")
     return X.astype(bool)

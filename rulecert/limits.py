@@ -54,6 +54,9 @@ DEFAULT_MIN_SUPPORT = 0.01
 DEFAULT_MIP_BACKEND = "highs"
 """The rule-list MIP's solver: HiGHS is deterministic (same model on every run) and takes any
 sample weights; ``"cpsat"`` is often faster (one worker for reproducible runs)."""
+EFFORTS = ("fast", "default", "certify")
+"""The effort levels of column generation (:mod:`rulecert.mipmodels.colgen.presets`), here so
+that the command line lists them without importing the solver."""
 DEFAULT_HISTORY_EVERY = 1.0
 """Seconds between two periodic samples of a certificate's history."""
 DEFAULT_BOUND_NODE_LIMIT = 200_000

@@ -47,7 +47,7 @@ import threading
 from typing import Any, Callable, Iterator
 
 from .certificate import Termination
-from .limits import Deadline, resident_memory_bytes
+from .limits import Deadline, LimitStop, resident_memory_bytes
 
 Callback = Callable[[dict], Any]
 
@@ -118,6 +118,27 @@ def catch_interrupt() -> Iterator[None]:
             if _depth == 0:
                 _request.clear()
                 _count = 0
+
+
+def stop_check(monitor, what: str):
+    """A function ``check(detail)`` for a step with no partial result (reading, mining,
+    grouping the samples): it raises :class:`~rulecert.limits.LimitStop` (one line:
+    the limit, then ``what`` and ``detail``) when ``monitor`` says stop -- Ctrl-C, its deadline
+    or its memory cap -- or, without a monitor, once Ctrl-C was pressed."""
+    def check(detail: str = "") -> None:
+        if monitor is not None:
+            reason = monitor.should_stop()
+        else:
+            reason = (Termination.INTERRUPTED, "") if interrupt_requested() else None
+        if reason is None:
+            return
+        termination, message = reason
+        if termination is Termination.TIME_LIMIT:
+            message = f"time limit of {monitor.deadline.time_limit:g} s reached"
+        elif termination is Termination.INTERRUPTED and not message:
+            message = "interrupted by the user (Ctrl-C)"
+        raise LimitStop(termination, f"{message} while {what}{detail}")
+    return check
 
 
 # ---------------------------------------------------------------------------------------------
@@ -278,6 +299,39 @@ def relative_gap(objective, lower_bound) -> float | None:
     if g == 0.0:
         return 0.0
     return math.inf if objective == 0 else g / abs(float(objective))
+
+
+# ---------------------------------------------------------------------------------------------
+# progress from inside long steps
+# ---------------------------------------------------------------------------------------------
+
+_reporting: list[tuple[Monitor, threading.Thread]] = []
+
+
+@contextlib.contextmanager
+def reporting(monitor: Monitor) -> Iterator[Monitor]:
+    """Make ``monitor`` the one :func:`heartbeat` samples while the block runs, from this
+    thread (nested uses: the innermost)."""
+    entry = (monitor, threading.current_thread())
+    _reporting.append(entry)
+    try:
+        yield monitor
+    finally:
+        _reporting.remove(entry)
+
+
+def heartbeat(**counters: Any) -> None:
+    """A periodic sample of the run in progress (:func:`reporting`) when one is due, with the
+    last objective and the best bound it recorded, so that progress lines keep coming while a
+    long step (a pricing search's rounds, a bound search) runs with no monitor of its own.
+    Called between chunks of work; only the run's own thread samples.  A callback's request
+    to stop is kept by the monitor (:meth:`Monitor.should_stop`)."""
+    if not _reporting:
+        return
+    monitor, thread = _reporting[-1]
+    if thread is threading.current_thread() and monitor.due():
+        last = monitor.history[-1] if monitor.history else {}
+        monitor.sample(last.get("objective"), monitor.best_bound, **counters)
 
 
 # ---------------------------------------------------------------------------------------------

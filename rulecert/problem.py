@@ -42,51 +42,82 @@ _T8 = ((np.uint64(0x00AA00AA00AA00AA), np.uint64(7)),
        (np.uint64(0x00000000F0F0F0F0), np.uint64(28)))
 
 
-def _transposed(captures: np.ndarray, n: int) -> np.ndarray:
+_CHUNK_BYTES = 1 << 22
+"""Bytes of captures transposed at a time (a block that stays in cache; the check between)."""
+
+_REVERSED = np.array([int(f"{b:08b}"[::-1], 2) for b in range(256)], dtype=np.uint8)
+"""Each byte with its bits in reverse order (packbits' big-endian order <-> little-endian)."""
+
+
+def _transposed(captures: np.ndarray, n: int, check=None) -> np.ndarray:
     """The packed captures (M x words, one row per antecedent) as :func:`_packed_rows` of
     the dense matrix (one row per sample), without unpacking: every 8 antecedents x 8
-    samples block of bits is one uint64 transposed in place (Hacker's Delight, 7-8)."""
+    samples block of bits is one uint64 transposed in place (Hacker's Delight, 7-8).
+    The words are taken a block of about ``_CHUNK_BYTES`` at a time, ``check()`` before each
+    (:func:`rulecert.monitor.stop_check`: it raises to stop)."""
     M, W = captures.shape
     out = np.zeros((n, 8 * -(-M // 64)), dtype=np.uint8)
     if M == 0 or n == 0:
         return out
     G = -(-M // 8)
-    by = np.zeros((8 * G, 8 * W), dtype=np.uint8)           # bit c of byte j: sample 8j + c
-    by[:M] = captures.astype("<u8").view(np.uint8)
-    # one uint64 per block, byte r = antecedent 7 - r of the block (so antecedent 0 ends up
-    # in the top bit), bit 8r + c = sample c
-    x = np.ascontiguousarray(by.reshape(G, 8, 8 * W)[:, ::-1].transpose(0, 2, 1))
-    x = x.view("<u8")[..., 0].astype(np.uint64)              # G x 8W
-    for mask, shift in _T8:                                   # bit 8r + c -> bit 8c + r
-        t = (x ^ (x >> shift)) & mask
-        x ^= t ^ (t << shift)
-    rows = x.astype("<u8").T.copy().view(np.uint8).reshape(8 * W, G, 8).transpose(0, 2, 1)
-    out[:, :G] = rows.reshape(64 * W, G)[:n]
+    step = max(1, _CHUNK_BYTES // (64 * G))                  # words per block
+    for w0 in range(0, W, step):
+        if check is not None:
+            check()
+        k = min(W, w0 + step) - w0
+        by = np.zeros((8 * G, 8 * k), dtype=np.uint8)       # bit c of byte j: sample 8j + c
+        by[:M] = captures[:, w0:w0 + k].astype("<u8").view(np.uint8)
+        # one uint64 per block, byte r = antecedent 7 - r of the block (so antecedent 0 ends
+        # up in the top bit), bit 8r + c = sample c
+        x = np.ascontiguousarray(by.reshape(G, 8, 8 * k)[:, ::-1].transpose(0, 2, 1))
+        x = x.view("<u8")[..., 0].astype(np.uint64)          # G x 8k
+        for mask, shift in _T8:                               # bit 8r + c -> bit 8c + r
+            t = (x ^ (x >> shift)) & mask
+            x ^= t ^ (t << shift)
+        rows = x.astype("<u8").T.copy().view(np.uint8).reshape(8 * k, G, 8).transpose(0, 2, 1)
+        s0, s1 = 64 * w0, min(n, 64 * (w0 + k))
+        out[s0:s1, :G] = rows.reshape(64 * k, G)[:s1 - s0]
     return out
 
 
-def unique_packed_rows(packed: np.ndarray, M: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """:func:`unique_rows` of rows packed by :func:`_packed_rows` (``M`` columns): one sort of
-    the rows as raw bytes (a sort of integers for up to 64 columns), whose order is the
-    lexicographic order of the boolean rows."""
-    n = packed.shape[0]
+def packed_columns(rows: np.ndarray, M: int, check=None) -> np.ndarray:
+    """The inverse of :func:`_transposed`: rows packed by :func:`_packed_rows` (G x bytes,
+    ``M`` columns) as packed vectors over the rows, one per column (M x ``bits.n_words(G)``
+    uint64, as :attr:`RuleProblem.captures`).  The same block transpose, on the rows with
+    the bits of each byte reversed (packbits' order is big-endian, the words' little)."""
+    G = rows.shape[0]
+    if G == 0:
+        return np.zeros((M, 0), dtype=np.uint64)
+    as_words = _REVERSED[rows].view("<u8")                 # row g: its columns as a vector
+    return _REVERSED[_transposed(as_words, M, check)].view("<u8").astype(np.uint64, copy=False)
+
+
+def _unique_packed(packed: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(distinct rows, still packed; inverse; counts) of rows packed by :func:`_packed_rows`:
+    one sort of the rows as raw bytes (a sort of integers for up to 64 columns), whose order
+    is the lexicographic order of the boolean rows."""
+    n, width = packed.shape
     if n == 0:
-        return np.zeros((0, M), dtype=bool), np.zeros(0, dtype=np.int64), np.zeros(0, np.int64)
-    if M == 0:
-        return np.zeros((1, 0), dtype=bool), np.zeros(n, dtype=np.int64), np.array([n])
-    width = packed.shape[1]
+        return packed[:0], np.zeros(0, dtype=np.int64), np.zeros(0, np.int64)
+    if width == 0:
+        return packed[:1], np.zeros(n, dtype=np.int64), np.array([n])
     keys = (packed.view(">u8")[:, 0].astype(np.uint64) if width == 8
             else packed.view(f"V{width}")[:, 0])             # compared bytewise, unsigned
     order = np.argsort(keys, kind="stable")
-    ordered = packed[order]
+    ordered = keys[order]
     new = np.ones(n, dtype=bool)
-    new[1:] = (ordered[1:] != ordered[:-1]).any(axis=1)
+    new[1:] = ordered[1:] != ordered[:-1]
     inverse = np.empty(n, dtype=np.int64)
     inverse[order] = np.cumsum(new) - 1
     first = np.flatnonzero(new)
     counts = np.diff(np.append(first, n))
-    rows = np.unpackbits(ordered[first], axis=1, count=M).astype(bool)
-    return rows, inverse, counts
+    return packed[order[first]], inverse, counts
+
+
+def unique_packed_rows(packed: np.ndarray, M: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`unique_rows` of rows packed by :func:`_packed_rows` (``M`` columns)."""
+    rows, inverse, counts = _unique_packed(packed)
+    return np.unpackbits(rows, axis=1, count=M).view(bool), inverse, counts
 
 
 class RuleProblem:
@@ -119,8 +150,8 @@ class RuleProblem:
         if captures.ndim != 2 or captures.shape[1] != W or captures.dtype != np.uint64:
             raise ValueError(f"captures must be a uint64 array of shape (M, {W}) for {n} samples, "
                              f"got {captures.dtype} {captures.shape}")
-        pad = np.bitwise_and(captures, np.bitwise_not(bits.ones(n))[None, :])
-        if pad.any():
+        # only the last word has padding bits (no M x words temporary)
+        if np.bitwise_and(captures[:, -1], np.bitwise_not(bits.ones(n)[-1])).any():
             raise ValueError("captures have bits set past the last sample (padding must be zero)")
         ants = [a if isinstance(a, Antecedent) else Antecedent(str(a)) for a in antecedents]
         if len(ants) != captures.shape[0]:
@@ -250,6 +281,24 @@ class RuleProblem:
         return bits.unpack(self.captures, self.n_samples).T.reshape(self.n_samples, self.n_antecedents)
 
     # ---- groups of identical capture patterns (equivalent points) -----------------------
+    def group_rows(self, check=None) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """:attr:`groups` with the distinct patterns still packed (G x ``8 ceil(M / 64)``
+        bytes, column 0 the top bit of the first byte; :func:`packed_columns` turns them into
+        packed vectors over the groups).  Computed once; ``check()``
+        (:func:`rulecert.monitor.stop_check`) is asked between blocks of the work and raises
+        to stop it."""
+        cached = self.__dict__.get("_group_rows")
+        if cached is None:
+            rows, inverse, _ = _unique_packed(_transposed(self.captures, self.n_samples, check))
+            w = self.sample_weight if self.weighted else np.ones(self.n_samples)
+            G = rows.shape[0]
+            pos = np.bincount(inverse, weights=w * (self.y == 1), minlength=G)
+            neg = np.bincount(inverse, weights=w * (self.y == 0), minlength=G)
+            if not self.weighted:
+                pos, neg = pos.round().astype(np.int64), neg.round().astype(np.int64)
+            cached = self.__dict__["_group_rows"] = (rows, inverse, pos, neg)
+        return cached
+
     @functools.cached_property
     def groups(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """Samples with identical capture patterns.
@@ -258,17 +307,10 @@ class RuleProblem:
         (G x M) of the distinct patterns in lexicographic order (as ``np.unique(dense,
         axis=0)`` orders them), ``inverse[i]`` the group of sample i, and ``pos`` / ``neg`` the
         (weighted) positive and negative mass of each group.  One sort of the packed rows
-        (``unique_packed_rows``).
+        (:meth:`group_rows`).
         """
-        M = self.n_antecedents
-        patterns, inverse, _ = unique_packed_rows(_transposed(self.captures, self.n_samples), M)
-        w = self.sample_weight if self.weighted else np.ones(self.n_samples)
-        G = patterns.shape[0]
-        pos = np.bincount(inverse, weights=w * (self.y == 1), minlength=G)
-        neg = np.bincount(inverse, weights=w * (self.y == 0), minlength=G)
-        if not self.weighted:
-            pos, neg = pos.round().astype(np.int64), neg.round().astype(np.int64)
-        return patterns, inverse, pos, neg
+        rows, inverse, pos, neg = self.group_rows()
+        return np.unpackbits(rows, axis=1, count=self.n_antecedents).view(bool), inverse, pos, neg
 
     @functools.cached_property
     def minority(self) -> np.ndarray:
@@ -282,7 +324,7 @@ class RuleProblem:
         """
         if self.weighted:
             raise ValueError("the packed minority vector is defined for unweighted problems")
-        _, inverse, pos, neg = self.groups
+        _, inverse, pos, neg = self.group_rows()
         minority_label = (pos < neg).astype(np.int8)  # label whose members are the minority
         mark = self.y == minority_label[inverse]
         return bits.pack(mark)

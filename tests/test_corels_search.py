@@ -112,7 +112,7 @@ def test_samples_mode_kernel_agrees_with_brute_force(monkeypatch):
     """The search on one column per sample (used for >= 2**21 samples) gives the same optima."""
     from rulecert.search.corels import loop
     from rulecert.search.corels.data import build_kernel_data
-    monkeypatch.setattr(loop, "build_kernel_data", lambda prob: build_kernel_data(prob, "samples"))
+    monkeypatch.setattr(loop, "build_kernel_data", lambda prob, check=None: build_kernel_data(prob, "samples", check))
     rng = np.random.default_rng(21)
     for i in range(200):
         p = random_problem(rng, (5, 150), (1, 7))

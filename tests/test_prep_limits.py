@@ -173,7 +173,7 @@ def _slow_binarize(monkeypatch, seconds):
 
 
 COMMANDS = {"corels": [], "crosscheck": ["--c", "0.01"], "frl": ["--method", "exact"],
-            "rashomon": []}
+            "rashomon": [], "brcg": ["--C", "5"]}
 
 
 @pytest.mark.parametrize("command", sorted(COMMANDS))
@@ -319,3 +319,203 @@ def test_the_command_clock_starts_with_the_rulecert_process():
     assert d.elapsed() >= age
     d = deadline(argparse.Namespace(time_limit=None))   # main() called from Python
     assert d.elapsed() < age
+
+
+# ---- CORELS's columns over the groups: the problem's block transpose, checked ----------
+def _problem_with_groups(n=300, M=70, seed=4):
+    rng = np.random.default_rng(seed)
+    pool = rng.random((n // 3, M)) < 0.4
+    D = np.vstack([pool[rng.integers(0, len(pool), n - 40)], rng.random((40, M)) < 0.5])
+    return RuleProblem.from_matrix(D, rng.integers(0, 2, n)), D
+
+
+@pytest.mark.parametrize("n,M", [(1, 1), (5, 8), (64, 64), (65, 9), (200, 130), (700, 3)])
+def test_packed_columns_undoes_the_transpose(n, M):
+    from rulecert import bits
+    from rulecert.problem import _transposed, packed_columns
+    rng = np.random.default_rng(n * M)
+    captures = bits.pack(rng.random((M, n)) < 0.5)
+    np.testing.assert_array_equal(packed_columns(_transposed(captures, n), M), captures)
+
+
+def test_kernel_columns_are_the_groups_patterns_packed(monkeypatch):
+    from rulecert import bits
+    import rulecert.problem as problem_module
+    from rulecert.search.corels.data import build_kernel_data
+    P, _ = _problem_with_groups()
+    monkeypatch.setattr(problem_module, "_CHUNK_BYTES", 64)      # many blocks
+    kd = build_kernel_data(P)
+    patterns, _, pos, neg = P.groups
+    size = pos + neg
+    heavy, single = patterns[size >= 2], patterns[size == 1]
+    assert len(heavy) and len(single)
+    Wh = bits.n_words(len(heavy))
+    np.testing.assert_array_equal(kd.capg[:, :Wh], bits.pack(heavy.T))
+    np.testing.assert_array_equal(kd.capg[:, Wh:], bits.pack(single.T))
+
+
+def test_grouping_asks_the_check_between_blocks_and_stops(monkeypatch):
+    import rulecert.problem as problem_module
+    P, D = _problem_with_groups(n=2000, M=40)
+    monkeypatch.setattr(problem_module, "_CHUNK_BYTES", 64)
+    calls = []
+
+    def stop_at_the_third(detail=""):
+        calls.append(detail)
+        if len(calls) == 3:
+            raise LimitStop(Termination.TIME_LIMIT, "time limit reached while grouping")
+    with pytest.raises(LimitStop):
+        P.group_rows(stop_at_the_third)
+    assert len(calls) == 3
+    rows, inverse, counts = unique_rows(D)               # a stopped grouping is not kept
+    patterns, inv, pos, neg = P.groups
+    np.testing.assert_array_equal(patterns, rows)
+    np.testing.assert_array_equal(pos + neg, counts)
+
+
+def test_corels_stopped_while_grouping_holds_the_empty_list(monkeypatch, hang_guard):
+    import rulecert.problem as problem_module
+    from rulecert.search.corels import solve
+    P, _ = _problem_with_groups()
+    transposed = problem_module._transposed
+
+    def slow(captures, n, check=None):       # the deadline passes while the samples are grouped
+        time.sleep(0.3)
+        return transposed(captures, n, check)
+    monkeypatch.setattr(problem_module, "_transposed", slow)
+    model, cert = solve(P, 0.01, time_limit=0.1)
+    assert cert.termination is Termination.TIME_LIMIT and not cert.proven_optimal
+    assert "while grouping the samples" in cert.message
+    assert model.indices == []
+    assert cert.lower_bound <= cert.objective
+    assert cert.stats["kernel_mode"] == "samples"
+
+
+# ---- reading and binarizing ask the monitor ----------------------------------------------
+def test_csv_read_in_blocks_with_a_check_between(tmp_path, monkeypatch):
+    import rulecert.cli._data as data
+    rng = np.random.default_rng(8)
+    df = pd.DataFrame({"a": rng.normal(size=500).round(3), "b": rng.choice(["u", "v"], 500),
+                       "y": rng.integers(0, 2, 500)})
+    path = tmp_path / "t.csv"
+    df.to_csv(path, index=False)
+    monkeypatch.setattr(data, "READ_CELLS", 300)                # 100 rows a block
+    calls = []
+    got = data.read_csv_frame(str(path), "yes", calls.append)
+    pd.testing.assert_frame_equal(got, pd.read_csv(path))
+    assert len(calls) >= 5 and "(row 100)" in calls[1]
+    with pytest.raises(LimitStop, match="while reading"):
+        data.read_csv_frame(str(path), "yes", data_stop(Monitor("t", deadline=Deadline(0.0)),
+                                                       "reading"))
+
+
+def data_stop(monitor, what):
+    from rulecert.monitor import stop_check
+    return stop_check(monitor, what)
+
+
+def test_binarizer_asks_the_check_column_by_column():
+    from rulecert.mining import FeatureBinarizer
+    rng = np.random.default_rng(9)
+    X = pd.DataFrame({"a": rng.normal(size=200), "b": rng.choice(list("pqr"), 200)})
+    calls = []
+    fb = FeatureBinarizer().fit(X, check=calls.append)
+    assert calls == [" (column 'a')", " (column 'b')"]
+    calls.clear()
+    out = fb.transform(X, check=calls.append)
+    assert len(calls) == out.shape[1]
+    pd.testing.assert_frame_equal(out, FeatureBinarizer().fit_transform(X))
+    with pytest.raises(LimitStop, match="time limit of 0 s reached while binarizing"):
+        fb.transform(X, check=data_stop(Monitor("t", deadline=Deadline(0.0)), "binarizing"))
+
+
+# ---- progress from inside long steps: heartbeat -------------------------------------------
+def test_heartbeat_samples_only_the_run_in_progress_from_its_thread():
+    import threading
+
+    from rulecert.monitor import heartbeat, reporting
+    infos = []
+    m = Monitor("test", callback=infos.append)
+    m.sample(7.0, 2.0, event="start")
+    heartbeat(phase="outside")                    # no run in progress: nothing
+    with reporting(m):
+        t = threading.Thread(target=heartbeat, kwargs={"phase": "other thread"})
+        t.start()
+        t.join()
+        heartbeat(phase="pricing", nodes=12)
+        heartbeat(phase="too soon")               # the next periodic sample is not due yet
+    assert [i.get("phase") for i in infos] == [None, "pricing"]
+    assert infos[1]["objective"] == 7.0 and infos[1]["lower_bound"] == 2.0
+    assert infos[1]["nodes"] == 12 and infos[1]["event"] == "periodic"
+
+
+def _slow_bnb_rounds(monkeypatch, seconds):
+    """Every branch-and-bound round sleeps ``seconds`` and the first expands one node."""
+    import rulecert.mipmodels.colgen.pricing.bnb as bnb
+    compiled = bnb._run
+
+    def slow(*a):
+        time.sleep(seconds)
+        return compiled(*a)
+    monkeypatch.setattr(bnb, "_run", slow)
+    monkeypatch.setattr(bnb, "round_nodes", lambda words, literals: 1)
+
+
+@pytest.mark.slow   # over 6 s on 2 cores (loading the branch-and-bound kernel): -m slow
+def test_strengthening_reports_progress_and_stops_at_its_time_limit(monkeypatch, hang_guard):
+    from rulecert.mipmodels.colgen import solve, strengthen_bound
+    from test_colgen import _instance
+    X, y = _instance(400, n=40, d=9, noise=0.25)
+    P = RuleProblem.from_matrix(X, y, [f"f{j}" for j in range(9)])
+    sol = solve(P, complexity_bound=6, max_clause_length=3, max_iter=1, pricers="heuristic",
+                bound_search_steps=0, close_gap=False, seed=0)
+    assert not sol.certificate.proven_optimal
+    _slow_bnb_rounds(monkeypatch, 0.2)          # one round outlasts the time limit
+    infos = []
+    out = strengthen_bound(P, sol, 10**9, time_limit=0.05, callback=infos.append)
+    done = out.certificate.stats["bound_strengthening"]
+    assert done["time_limit"] is True and done["interrupted"] is False
+    assert out.certificate.lower_bound >= sol.certificate.lower_bound
+    assert infos[0]["event"] == "bound strengthening"
+    assert any(i.get("phase") == "branch-and-bound pricing" for i in infos)
+
+
+def test_all_distinct_samples_are_the_columns_themselves(monkeypatch):
+    import rulecert.search.corels.loop as loop
+    from rulecert.search.corels import solve
+    from rulecert.search.corels.data import build_kernel_data
+    rng = np.random.default_rng(12)
+    D = rng.random((60, 14)) < 0.5
+    assert len(unique_rows(D)[0]) == 60
+    P = RuleProblem.from_matrix(D, rng.integers(0, 2, 60))
+    kd = build_kernel_data(P)
+    assert kd.mode == "samples" and kd.n_minority == 0
+    np.testing.assert_array_equal(kd.capg, P.captures)
+    _, auto = solve(P, 0.02)
+    monkeypatch.setattr(loop, "build_kernel_data",
+                        lambda prob, check=None: build_kernel_data(prob, "groups", check))
+    _, grouped = solve(P, 0.02)
+    assert auto.proven_optimal and grouped.proven_optimal
+    assert auto.objective == grouped.objective
+
+
+def test_falling_search_data_split_stops_between_blocks(monkeypatch):
+    import rulecert.search.falling.bounds as fb
+    P, _ = _problem_with_groups(n=300, M=70)
+    calls = []
+
+    def stop_at_the_second(detail=""):
+        calls.append(detail)
+        if len(calls) == 2:
+            raise LimitStop(Termination.TIME_LIMIT, "time limit reached while splitting")
+    whole = fb.FallingData(P)
+    fb.FallingData(P, stop_at_the_second)       # one block on small data: no check at all
+    assert calls == []
+    monkeypatch.setattr(fb, "_SPLIT_BITS", P.n_samples * 10)     # ten antecedents a block
+    with pytest.raises(LimitStop):
+        fb.FallingData(P, stop_at_the_second)
+    assert calls == [" (10 of 70 antecedents)", " (20 of 70 antecedents)"]
+    calls.clear()
+    blocked = fb.FallingData(P, calls.append)
+    np.testing.assert_array_equal(blocked.capP, whole.capP)
+    np.testing.assert_array_equal(blocked.capN, whole.capN)

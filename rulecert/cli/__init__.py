@@ -4,6 +4,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import logging
+import os
 import sys
 
 # Each module exposes add_parser(subparsers) and run(args) -> int.
@@ -105,7 +106,27 @@ def run_command() -> None:
             signal.signal(signal.SIGINT, signal.SIG_IGN)   # we are leaving with 130 anyway
     except KeyboardInterrupt:
         code = EXIT_INTERRUPTED
-    sys.exit(code)
+    _leave(code)
+
+
+def _leave(code: int) -> None:
+    """Exit with ``code`` as :func:`sys.exit` would -- the output flushed, the other threads
+    joined, the :mod:`atexit` handlers run (:func:`rulecert.mipmodels.highs.join_abandoned`)
+    -- but without the interpreter's teardown of every imported module, which with
+    scikit-learn, SciPy, numba and OR-Tools loaded takes seconds past the command's
+    ``--time-limit`` on a busy machine."""
+    import atexit
+    import threading
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except (OSError, ValueError):      # a closed pipe: the usual exit and its messages
+        sys.exit(code)
+    for thread in threading.enumerate():
+        if thread is not threading.current_thread() and not thread.daemon:
+            thread.join()
+    atexit._run_exitfuncs()
+    os._exit(code)
 
 
 if __name__ == "__main__":  # pragma: no cover

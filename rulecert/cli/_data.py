@@ -78,27 +78,47 @@ def _is_number(text: str) -> bool:
     return True
 
 
-def read_csv_frame(path: str, header: str = "auto"):
+READ_CELLS = 1 << 20
+"""Fields of a CSV read between two checks of the command's limits (a block of rows)."""
+
+
+def read_csv_frame(path: str, header: str = "auto", check=None):
     """A CSV as a DataFrame.  ``header`` "yes": the first row names the columns; "no": it is
     data and the columns are ``x0, x1, ...``; "auto": "no" when every field of the first row
-    is a number (UCI files such as pima's have no header row), said on stderr."""
+    is a number (UCI files such as pima's have no header row), said on stderr.  The file is
+    read a block of about :data:`READ_CELLS` fields at a time, ``check(detail)``
+    (:func:`rulecert.monitor.stop_check`) asked after each block and before they are joined."""
     import csv
 
     import pandas as pd
     if header not in HEADER:
         raise ValueError(f"--header must be one of {HEADER}, got {header!r}")
+    with open(path, newline="") as fh:
+        first = next(csv.reader(fh), [])
     if header == "auto":
-        with open(path, newline="") as fh:
-            first = next(csv.reader(fh), [])
         header = "no" if first and all(_is_number(f.strip()) for f in first) else "yes"
         if header == "no":
             print(f"rulecert: {path}: the first row is all numbers, read as data (no header "
                   f"row); columns x0 ... x{len(first) - 1} (--header yes to read it as names)",
                   file=sys.stderr)
-    if header == "yes":
-        return pd.read_csv(path)
-    df = pd.read_csv(path, header=None)
-    df.columns = [f"x{j}" for j in range(df.shape[1])]
+    options = {} if header == "yes" else {"header": None}
+    blocks, rows = [], 0
+    if check is not None:
+        check("")
+    with pd.read_csv(path, chunksize=max(1, READ_CELLS // max(1, len(first))),
+                     **options) as reader:
+        for block in reader:
+            blocks.append(block)
+            rows += len(block)
+            if check is not None:
+                check(f" (row {rows:,})")
+    df = (pd.concat(blocks, ignore_index=True) if len(blocks) > 1
+          else blocks[0] if blocks else pd.read_csv(path, **options))
+    del blocks
+    if check is not None:
+        check(f" ({rows:,} rows)")
+    if header == "no":
+        df.columns = [f"x{j}" for j in range(df.shape[1])]
     return df
 
 
@@ -180,10 +200,11 @@ def apply_missing_policy(df, policy: str, path: str, columns=None):
     return df
 
 
-def read_csv_table(path: str, args):
+def read_csv_table(path: str, args, check=None):
     """(frame, feature columns, 0/1 labels, target name) of a CSV, with --target / --positive
-    and the --missing policy; the class labels go to ``args.data_info``."""
-    df = read_csv_frame(path, getattr(args, "header", "auto"))
+    and the --missing policy; the class labels go to ``args.data_info``.  ``check`` as in
+    :func:`read_csv_frame`."""
+    df = read_csv_frame(path, getattr(args, "header", "auto"), check)
     if df.shape[1] < 2:
         raise ValueError(f"{path} has {df.shape[1]} column(s); a feature and a target are needed")
     target = args.target if args.target is not None else df.columns[-1]
@@ -198,21 +219,34 @@ def read_csv_table(path: str, args):
     return df, df.drop(columns=[target]), y, target
 
 
-def is_binary_frame(X) -> bool:
-    """True when every column holds only 0/1 and no missing value."""
-    return all(not X[c].isna().any() and X[c].isin([0, 1]).all() for c in X.columns)
+def is_binary_frame(X, check=None) -> bool:
+    """True when every column holds only 0/1 and no missing value; the numeric columns are
+    read a block at a time, ``check(detail)`` asked before each."""
+    import pandas as pd
+    numeric = [c for c, t in X.dtypes.items() if pd.api.types.is_numeric_dtype(t)]
+    step = max(1, READ_CELLS // max(1, len(X)))
+    for j in range(0, len(numeric), step):
+        if check is not None:
+            check(f" (column {numeric[j]!r})")
+        block = X[numeric[j:j + step]].to_numpy(dtype=float, na_value=np.nan)
+        if not np.isin(block, (0, 1)).all():
+            return False
+    numeric = set(numeric)
+    return all(not X[c].isna().any() and X[c].isin([0, 1]).all()
+               for c in X.columns if c not in numeric)
 
 
-def binarize_frame(X, args, **options):
+def binarize_frame(X, args, check=None, **options):
     """(binary frame, fitted FeatureBinarizer or None): binary columns as they are, others
-    binarized under the --missing policy."""
-    if is_binary_frame(X):
+    binarized under the --missing policy; ``check()`` asked column by column
+    (:meth:`FeatureBinarizer.fit`, :meth:`FeatureBinarizer.transform`)."""
+    if is_binary_frame(X, check):
         return X, None
     from ..mining import FeatureBinarizer
     policy = getattr(args, "missing", "error")
     fb = FeatureBinarizer(missing=policy if policy in ("indicator", "category") else "error",
                           **options)
-    return fb.fit_transform(X), fb
+    return fb.fit(X, check=check).transform(X, check=check), fb
 
 
 def _stem_labels(path: str):
@@ -317,22 +351,23 @@ def load_problem(args):
     """(RuleProblem, description) from --data and the mining options, within the command's
     limits: each step is checked (mining inside its loops) and a stop raises
     :class:`~rulecert.limits.LimitStop`, also when the steps used the whole time limit."""
-    from ..mining.antecedents import mine_antecedents, stop_check
+    from ..mining.antecedents import mine_antecedents
+    from ..monitor import stop_check
     path, problem = open_data(args)
     monitor = preparation_monitor(args)
     if problem is not None:
         stop_check(monitor, f"reading {path}")()
         return problem, f"CORELS files {path}.out/.label"
-    df, X, y, target = read_csv_table(path, args)
-    stop_check(monitor, f"reading {path}")()
-    Xb, fb = binarize_frame(X, args, negations=False)
+    df, X, y, target = read_csv_table(path, args, stop_check(monitor, f"reading {path}"))
+    Xb, fb = binarize_frame(X, args, stop_check(monitor, f"binarizing {path}"), negations=False)
     if fb is not None:
         print(f"rulecert: {path} has non-binary columns; binarizing them with FeatureBinarizer",
               file=sys.stderr)
-        stop_check(monitor, f"binarizing {path}")()
     names = [str(c) for c in Xb.columns]
     args.data_info.binarizer, args.data_info.feature_names = fb, names
-    aset = mine_antecedents(Xb.to_numpy(), names, max_card=args.max_card,
+    n_rows, Xb = len(df), Xb.to_numpy()
+    del df, X                                   # the raw table: memory the mining may need
+    aset = mine_antecedents(Xb, names, max_card=args.max_card,
                             min_support=args.min_support, negations=args.negations,
                             monitor=monitor)
     if aset.captures.shape[0] == 0:
@@ -343,7 +378,7 @@ def load_problem(args):
     problem = aset.to_problem(y)
     stop_check(monitor, f"preparing {path} (read, binarized and mined in "
                         f"{monitor.deadline.elapsed():.1f} s; no search was run)")()
-    return problem, (f"{path}: {len(df)} rows, target {target!r}, "
+    return problem, (f"{path}: {n_rows} rows, target {target!r}, "
                      f"{aset.captures.shape[0]} antecedents mined")
 
 

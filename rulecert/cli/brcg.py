@@ -44,7 +44,7 @@ class _Renamed(argparse.Action):
 
 
 def add_parser(sub) -> None:
-    from ..mipmodels.colgen import EFFORTS
+    from ..limits import EFFORTS
     from ._data import add_header_argument
     from ._run import add_memory_argument
     p = sub.add_parser("brcg", help="Boolean rule set (DNF/CNF) by column generation, certified")
@@ -102,10 +102,10 @@ def add_parser(sub) -> None:
     p.add_argument("--json", action="store_true", help="print one JSON object")
     for flag in OLD_FLAGS:
         p.add_argument(flag, action=_Renamed, nargs="?", help=argparse.SUPPRESS)
-    from ._data import add_missing_argument, add_save_model_argument
+    from ._data import add_missing_argument, add_save_model_argument, reports_limit_stop
     add_missing_argument(p)
     add_save_model_argument(p)
-    p.set_defaults(func=run)
+    p.set_defaults(func=reports_limit_stop(run))
 
 
 def parse_options(items) -> dict:
@@ -135,9 +135,11 @@ def load_binary_data(args):
     file stem (its single-item antecedents are the binary features)."""
     import numpy as np
 
-    from ._data import binarize_frame, open_data, read_csv_table
+    from ..monitor import stop_check
+    from ._data import binarize_frame, open_data, preparation_monitor, read_csv_table
 
     path, problem = open_data(args)
+    monitor = preparation_monitor(args)
     if problem is not None:
         single = [i for i, nm in enumerate(problem.antecedent_names) if "," not in nm]
         if not single:
@@ -148,11 +150,13 @@ def load_binary_data(args):
         return (Xb, np.asarray(problem.y).astype(int), names,
                 f"CORELS files {path}.out/.label: {len(names)} single-item antecedents as "
                 "binary features")
-    df, X, y, target = read_csv_table(path, args)
-    Xt, fb = binarize_frame(X, args, n_thresholds=args.n_thresholds, negations=args.negations)
+    df, X, y, target = read_csv_table(path, args, stop_check(monitor, f"reading {path}"))
+    Xt, fb = binarize_frame(X, args, stop_check(monitor, f"binarizing {path}"),
+                            n_thresholds=args.n_thresholds, negations=args.negations)
     names = [str(c) for c in Xt.columns]
     args.data_info.binarizer, args.data_info.feature_names = fb, names
     Xb = np.asarray(Xt).astype(bool)
+    stop_check(monitor, f"preparing {path} (no rule set yet)")()
     how = ("binary columns used as they are" if fb is None
            else f"binarized into {len(names)} literals")
     return Xb, np.asarray(y).astype(int), names, f"{path}: {len(df)} rows, target {target!r}, {how}"
@@ -187,7 +191,7 @@ def run(args) -> int:
     import numpy as np
     import pandas as pd
 
-    from ._data import class_labels, save_model_if_asked
+    from ._data import class_labels, deadline, save_model_if_asked, time_left
     from ._plot import write_plot
     from ._run import interrupted, progress
     Xb, y, names, desc = load_binary_data(args)
@@ -209,8 +213,11 @@ def run(args) -> int:
             clf.certificate_.stats["bound_strengthening"] = {
                 "node_budget": strengthen, "nodes": 0, "skipped": "the fit stopped before its "
                 "first pricing call: there are no duals to search at"}
-        else:
-            clf.strengthen_bound(frame, y, strengthen)
+        elif deadline(args).expired():
+            clf.certificate_.stats["bound_strengthening"] = {
+                "node_budget": strengthen, "nodes": 0, "skipped": "no time left"}
+        else:     # within the command's time limit, with its progress lines
+            clf.strengthen_bound(frame, y, strengthen, time_limit=time_left(args))
     ruleset, cert = clf.ruleset_, clf.certificate_
     C = getattr(clf, "complexity_bound_", grid[0])
     cv = getattr(clf, "cv_results_", None)

@@ -233,7 +233,7 @@ class BooleanRuleCGClassifier(BinaryRuleClassifier):
         self.n_binary_features_ = len(names)
         self.n_iter_ = int(sol.certificate.iterations)
 
-    def strengthen_bound(self, X, y, node_budget, sample_weight=None):
+    def strengthen_bound(self, X, y, node_budget, sample_weight=None, time_limit=None):
         """Raise the certified lower bound of this fit by at most ``node_budget`` more
         branch-and-bound nodes (deterministic), at the last duals column generation priced at
         (:func:`rulecert.mipmodels.colgen.strengthen_bound`): for a fit that ``max_iter``, a
@@ -245,7 +245,9 @@ class BooleanRuleCGClassifier(BinaryRuleClassifier):
         never lower for a larger budget), a new message and history entry, and
         ``stats["bound_strengthening"]`` (whose ``skipped`` says why nothing ran when the
         fit's own last search already spent at least ``node_budget`` nodes).  Ctrl-C stops the search with the bound proven so
-        far (a :class:`~rulecert.estimators.FitInterruptedWarning`).  Returns ``self``.
+        far (a :class:`~rulecert.estimators.FitInterruptedWarning`), and so do ``time_limit``
+        seconds (None: no limit); progress goes where the fit's does (``verbose``,
+        ``callback``).  Returns ``self``.
         """
         from sklearn.utils.validation import check_is_fitted
 
@@ -261,7 +263,8 @@ class BooleanRuleCGClassifier(BinaryRuleClassifier):
                              column_pool=self.columns_, solution_clauses=self._solution_clauses,
                              bound_state=self._bound_state)
         with catch_interrupt():
-            new = strengthen(_problem(Xb, y01, sw, names), sol, node_budget)
+            new = strengthen(_problem(Xb, y01, sw, names), sol, node_budget,
+                             time_limit=time_limit, callback=self._callback())
         self.certificate_ = new.certificate
         self._bound_state = new.bound_state
         done = new.certificate.stats.get("bound_strengthening") or {}

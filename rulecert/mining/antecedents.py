@@ -39,15 +39,15 @@ Names use rulecert's one spelling of rule text (:mod:`rulecert.models.antecedent
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 from typing import Sequence
 
 import numpy as np
 
 from .. import bits
-from ..certificate import Termination
 from ..checks import check_binary_matrix
-from ..limits import LimitStop
-from ..monitor import interrupt_requested
+from ..limits import machine_memory_bytes
+from ..monitor import stop_check
 from ..problem import RuleProblem
 from ..models.antecedent import Antecedent, conjunction_text, negated_text
 
@@ -55,27 +55,9 @@ __all__ = ["AntecedentSet", "mine_antecedents", "literal_name", "conjunction_nam
 
 _CHECK_EVERY = 16
 """Candidate blocks counted between two questions to the monitor (each is a few microseconds
-of numpy at least, so the checks cost nothing and come every few milliseconds)."""
-
-
-def stop_check(monitor, what: str):
-    """A function ``check(detail)`` that raises ``LimitStop`` (one line:
-    the limit, then ``what`` and ``detail``) when ``monitor`` says stop -- Ctrl-C, its deadline
-    or its memory cap -- or, without a monitor, once Ctrl-C was pressed."""
-    def check(detail: str = "") -> None:
-        if monitor is not None:
-            reason = monitor.should_stop()
-        else:
-            reason = (Termination.INTERRUPTED, "") if interrupt_requested() else None
-        if reason is None:
-            return
-        termination, message = reason
-        if termination is Termination.TIME_LIMIT:
-            message = f"time limit of {monitor.deadline.time_limit:g} s reached"
-        elif termination is Termination.INTERRUPTED and not message:
-            message = "interrupted by the user (Ctrl-C)"
-        raise LimitStop(termination, f"{message} while {what}{detail}")
-    return check
+of numpy at least, so the checks cost nothing and come every few milliseconds)..."""
+_CHECK_WORDS = 1 << 22
+"""... or fewer blocks when they hold this many words (32 MB: large data)."""
 
 
 def literal_name(feature: str, value: int) -> str:
@@ -199,17 +181,20 @@ def _check_card(max_card, name="max_card") -> int:
     return int(max_card)
 
 
-def _merge(antecedents: list[Antecedent], captures: np.ndarray):
-    """Keep the first antecedent of each distinct capture vector."""
+def _merge(antecedents: list[Antecedent], captures: np.ndarray, check=None):
+    """Keep the first antecedent of each distinct capture vector (found by a 16-byte digest
+    of each vector, then compared in full); ``check(detail)`` every 4,096 vectors."""
     keep, merged, seen = [], {}, {}
     for i, a in enumerate(antecedents):
-        key = captures[i].tobytes()
+        if check is not None and i % 4096 == 0:
+            check(f" (merging identical antecedents: {i:,} of {len(antecedents):,})")
+        key = hashlib.blake2b(np.ascontiguousarray(captures[i]), digest_size=16).digest()
         j = seen.get(key)
-        if j is None:
-            seen[key] = i
-            keep.append(i)
-        else:
+        if j is not None and np.array_equal(captures[i], captures[j]):
             merged.setdefault(antecedents[j].name, []).append(a.name)
+            continue
+        seen.setdefault(key, i)
+        keep.append(i)
     return keep, merged
 
 
@@ -241,34 +226,65 @@ def _enumerate(V: np.ndarray, feat: np.ndarray, max_card: int, frequent, keep_it
     pool_pos = {int(i): k for k, i in enumerate(pool)}
     Vp = V[pool]
     featp = feat[pool]
+    W = V.shape[1]
     for card in range(2, max_card + 1):
         if not level_sets:
             break
-        new_sets, new_vecs = [], []
+        new_sets, new_vecs, made, buf = [], [], 0, None
+        if card == max_card:
+            # the last level's conjunctions go straight into one array, sized for every
+            # candidate: its pages are touched only as rows are written, and no copy follows
+            rows = sum(len(v) for v in out_vecs)
+            bound = rows + sum(len(pool) - pool_pos[s[-1]] - 1 for s in level_sets)
+            try:
+                buf = (np.empty((bound, W), np.uint64)
+                       if bound * W * 8 <= machine_memory_bytes() // 2 else None)
+            except MemoryError:          # no address space for it: the blocks are joined
+                buf = None
+            if buf is not None:
+                buf[:rows] = np.vstack(out_vecs) if out_vecs else buf[:0]
+                out_vecs = [buf[:rows]]
         for k, (s, vec) in enumerate(zip(level_sets, level_vecs)):
-            if k % _CHECK_EVERY == 0:
+            if k % _CHECK_EVERY == 0 or made >= _CHECK_WORDS:
+                made = 0
                 check(f" (conjunctions of {card} literals: {k:,} of {len(level_sets):,} "
                       f"extended, {len(out_sets) + len(new_sets):,} found)")
             start = pool_pos[s[-1]] + 1
             if start >= len(pool):
                 continue
             cand = np.bitwise_and(Vp[start:], vec[None, :])
+            made += cand.size
             ok = frequent(cand)
             used = featp[[pool_pos[i] for i in s]]
             ok &= ~np.isin(featp[start:], used)
             if not ok.any():
                 continue
             idx = np.flatnonzero(ok)
+            if card == max_card:    # the last level is not extended: keep what is reported
+                idx = idx[keep_itemset(cand[idx])]
+                out_sets.extend(s + (int(pool[start + k]),) for k in idx)
+                if buf is not None:
+                    top = rows + len(idx)
+                    buf[rows:top] = cand[idx]
+                    rows, out_vecs[-1] = top, buf[:top]
+                else:
+                    out_vecs.append(cand[idx])
+                continue
             new_sets.extend(s + (int(pool[start + k]),) for k in idx)
             new_vecs.append(cand[idx])
         if not new_sets:
             break
         level_sets = new_sets
+        check(f" (conjunctions of {card} literals: {len(new_sets):,} found)")
         level_vecs = np.vstack(new_vecs)
+        del new_vecs
+        check(f" (conjunctions of {card} literals: {len(new_sets):,} found)")
         rep = keep_itemset(level_vecs)
         out_sets += [s for s, r in zip(level_sets, rep) if r]
         out_vecs.append(level_vecs[rep])
-    W = V.shape[1]
+    check(f" ({len(out_sets):,} antecedents found)")
+    if len(out_vecs) == 1:
+        return out_sets, out_vecs[0]
     vecs = np.vstack(out_vecs) if out_vecs else np.zeros((0, W), np.uint64)
     return out_sets, np.ascontiguousarray(vecs)
 
@@ -283,9 +299,17 @@ def _build_set(sets, vecs, lits, names, n, feature_names, merge_identical,
         ants.append(Antecedent(conjunction_name([names[i] for i in s]), literals))
     merged: dict[str, list[str]] = {}
     if merge_identical and ants:
-        keep, merged = _merge(ants, vecs)
-        ants = [ants[i] for i in keep]
-        vecs = vecs[keep]
+        keep, merged = _merge(ants, vecs, check)
+        if len(keep) < len(ants):
+            ants = [ants[i] for i in keep]
+            vecs = np.ascontiguousarray(vecs)
+            if vecs.flags.writeable and vecs.base is not None:   # ours: compacted in place
+                for j, i in enumerate(keep):
+                    if i != j:
+                        vecs[j] = vecs[i]
+                vecs = vecs[:len(keep)]
+            else:
+                vecs = vecs[keep]
     W = bits.n_words(n)
     if not ants:
         vecs = np.zeros((0, W), np.uint64)

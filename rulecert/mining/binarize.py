@@ -46,7 +46,6 @@ source column, operator and value, so a rule over literals can be printed with r
 from __future__ import annotations
 
 import json
-import re
 from numbers import Integral
 
 import numpy as np
@@ -210,12 +209,14 @@ class FeatureBinarizer(TransformerMixin, BaseEstimator):
 
     # ------------------------------------------------------------------------------------
     @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y=None, sample_weight=None):
+    def fit(self, X, y=None, sample_weight=None, *, check=None):
         """Learn the literals (thresholds, categories, missing indicators) from ``X``.
 
         With ``sample_weight``, rows of weight 0 are ignored and a row of integer weight k
         counts as k repeated rows (the quantiles are those of the repeated data; real weights
-        extend this through the cumulative weights)."""
+        extend this through the cumulative weights).  ``check(detail)``
+        (:func:`rulecert.monitor.stop_check`), if given, is asked before each column and
+        raises to stop."""
         df = _as_frame(X)
         validate_data(self, X, reset=True, skip_check_array=True)
         if df.shape[0] < 1:
@@ -255,6 +256,8 @@ class FeatureBinarizer(TransformerMixin, BaseEstimator):
         q = np.linspace(1.0 / (self.n_thresholds + 1), self.n_thresholds / (self.n_thresholds + 1),
                         self.n_thresholds)
         for c, col in zip(columns, df.columns):
+            if check is not None:
+                check(f" (column {c!r})")
             s = df[col]
             miss = s.isna()
             observed = s[~miss]
@@ -319,8 +322,9 @@ class FeatureBinarizer(TransformerMixin, BaseEstimator):
         return literal_text(col, op, value)
 
     # ------------------------------------------------------------------------------------
-    def transform(self, X):
-        """Binary DataFrame (uint8) with one column per literal, same index as ``X``."""
+    def transform(self, X, *, check=None):
+        """Binary DataFrame (uint8) with one column per literal, same index as ``X``;
+        ``check(detail)`` as in :meth:`fit`, asked before each literal."""
         check_is_fitted(self, "literals_")
         df = _as_frame(X)
         validate_data(self, X, reset=False, skip_check_array=True)
@@ -367,6 +371,8 @@ class FeatureBinarizer(TransformerMixin, BaseEstimator):
                                          f"{_plain(bad[:10])}")
             for j in col_of[c]:
                 _, op, val = self.literals_[j]
+                if check is not None:
+                    check(f" (column {c!r})")
                 if op == _MISSING_OP:
                     lit = miss
                 elif op == _NOT_MISSING_OP:

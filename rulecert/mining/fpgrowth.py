@@ -34,9 +34,10 @@ import numpy as np
 
 from .. import bits
 from ..checks import as_binary_labels
+from ..monitor import stop_check
 from ..problem import unique_rows
 from .antecedents import (AntecedentSet, _binary_input, _build_set, _check_card,
-                          _check_fraction, _enumerate, _literals, literal_name, stop_check)
+                          _check_fraction, _enumerate, _literals, literal_name)
 
 __all__ = ["mine_fpgrowth", "fpgrowth_itemsets"]
 
@@ -116,7 +117,7 @@ def fpgrowth_itemsets(A, min_count: int, max_len: int, check=None) -> dict[tuple
     = rows, items = columns) contained in at least ``min_count`` rows, with their counts.
 
     Plain FP-growth; identical rows are merged into one weighted transaction first.
-    ``check`` (``rulecert.mining.antecedents.stop_check``) is called at every item.
+    ``check`` (``rulecert.monitor.stop_check``) is called at every item.
     """
     check = check or stop_check(None, "mining itemsets")
     A = np.asarray(A, dtype=bool)

@@ -127,7 +127,7 @@ import numpy as np
 from ... import _compat
 from ...certificate import Certificate, Solution, Termination, certify
 from ...limits import Deadline, resolve_memory_limit_mb
-from ...monitor import Monitor, catch_interrupt, interrupt_requested
+from ...monitor import Monitor, catch_interrupt, interrupt_requested, reporting
 from ...models.ruleset import RuleSet, ruleset_objective
 from .. import cpsat as cx
 from .. import highs as hx
@@ -220,19 +220,20 @@ def solve(problem, options: ColGenOptions | None = None, *, effort: str | None =
     check_problem(problem)
     with catch_interrupt():
         run = _setup(problem, o, callback, initial_clauses, initial_solution)
-        while run.stop is None:
-            try:
-                if not run.check_stop():
-                    _iterate(run)
-            except KeyboardInterrupt:
-                if interrupt_requested():
-                    raise  # the second Ctrl-C: abort
-                run.halt("interrupted", Termination.INTERRUPTED,
-                         "interrupted (KeyboardInterrupt raised by the callback)")
-        run.cg_time = time.perf_counter() - run.t0
-        ip = solve_restricted_ip(run, _clean)
-        run_steps(run, ip)
-        return _finalize(run, ip, problem)
+        with reporting(run.monitor):    # progress also from inside pricing and the provers
+            while run.stop is None:
+                try:
+                    if not run.check_stop():
+                        _iterate(run)
+                except KeyboardInterrupt:
+                    if interrupt_requested():
+                        raise  # the second Ctrl-C: abort
+                    run.halt("interrupted", Termination.INTERRUPTED,
+                             "interrupted (KeyboardInterrupt raised by the callback)")
+            run.cg_time = time.perf_counter() - run.t0
+            ip = solve_restricted_ip(run, _clean)
+            run_steps(run, ip)
+            return _finalize(run, ip, problem)
 
 
 # ---- setup --------------------------------------------------------------------------------

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from numbers import Integral
 
-EFFORTS = ("fast", "default", "certify")
+from ...limits import EFFORTS
 
 ROWS_PER_BUDGET = 2000
 """Node budgets of ``"certify"`` are per this many rows."""

@@ -15,22 +15,25 @@ import dataclasses
 import time
 
 from ...certificate import certify
-from ...limits import check_count_limit
-from ...monitor import catch_interrupt, interrupt_requested
+from ...limits import check_count_limit, check_time_limit
+from ...monitor import Monitor, catch_interrupt, interrupt_requested, reporting
 from .provers.lagrangian import bound_pricer, final_bound_search
 from .loop import ColGenSolution, bound_message
 from .state import BoundKind, State
 
 
-def strengthen_bound(problem, solution: ColGenSolution, node_budget: int) -> ColGenSolution:
+def strengthen_bound(problem, solution: ColGenSolution, node_budget: int, *,
+                     time_limit: float | None = None, callback=None) -> ColGenSolution:
     """``solution`` (of ``solve(problem, ...)``) with its bound raised by at most
     ``node_budget`` branch-and-bound nodes of the complexity-dual descent at its last duals.
 
     Refuses (``ValueError``, before any work) a solution without a bound state or a problem
     other than the one solved.  A proven-optimal solution, or duals where pricing proved no
-    negative reduced cost, is returned as it is.  Ctrl-C stops the search with the bound
-    proven so far.
+    negative reduced cost, is returned as it is.  Ctrl-C, and ``time_limit`` seconds, stop
+    the search with the bound proven so far; ``callback`` gets the progress info dicts of
+    :mod:`rulecert.monitor` while it runs (its return value is ignored).
     """
+    time_limit = check_time_limit(time_limit)
     state = getattr(solution, "bound_state", None)
     if state is None:
         raise ValueError("this solution has no bound state to strengthen (no column-generation "
@@ -57,12 +60,16 @@ def strengthen_bound(problem, solution: ColGenSolution, node_budget: int) -> Col
     def account(seconds, nodes):
         used[0] += nodes
 
-    with catch_interrupt():
+    end = None if time_limit is None else t0 + time_limit
+    monitor = Monitor(cert.solver, callback=callback)
+    monitor.sample(cert.objective, cert.lower_bound, event="bound strengthening")
+    with catch_interrupt(), reporting(monitor):
         sr = final_bound_search(st, o, state.duals, state.pricing_bound, [], state.ub,
-                                bound_pricer(st, o, account=account), node_budget,
-                                best_known=cert.lower_bound, target=cert.objective,
+                                bound_pricer(st, o, deadline=lambda: end, account=account),
+                                node_budget, best_known=cert.lower_bound, target=cert.objective,
                                 share=state.share)
         interrupted = interrupt_requested()
+    timed_out = end is not None and time.perf_counter() >= end
     seconds = time.perf_counter() - t0
     raised = sr.bound > cert.lower_bound
     kind, detail = ((BoundKind.LAGRANGIAN, f"at the last duals, raised after the solve "
@@ -84,12 +91,13 @@ def strengthen_bound(problem, solution: ColGenSolution, node_budget: int) -> Col
                      bound_strengthening={"node_budget": node_budget, "nodes": used[0],
                                           "seconds": seconds, "bound_before": cert.lower_bound,
                                           "bound": new.lower_bound, "interrupted": interrupted,
+                                          "time_limit": timed_out,
                                           "complexity_dual": sr.t if raised else None,
                                           "skipped": None})
     new.history.append({"time": cert.wall_time + seconds, "objective": new.objective,
                         "lower_bound": new.lower_bound, "event": "bound strengthened",
                         "nodes": used[0]})
-    searched = state.searched_nodes if interrupted else node_budget   # a repeat is skipped
+    searched = state.searched_nodes if interrupted or timed_out else node_budget  # a repeat is skipped
     return dataclasses.replace(solution, certificate=new, bound_state=dataclasses.replace(
         state, bound_kind=kind, bound_detail=detail, searched_nodes=searched))
 

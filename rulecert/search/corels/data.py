@@ -20,6 +20,7 @@ import dataclasses
 import numpy as np
 
 from ... import bits
+from ...problem import packed_columns
 
 from .kernel import FIELD_BITS
 
@@ -48,32 +49,38 @@ class KernelData:
         return self.capg.shape[1]
 
 
-def _pack_columns(colbits: np.ndarray, n_words: int) -> np.ndarray:
-    """Pack a boolean (rows x cols) matrix into (rows x n_words) uint64 (cols <= 64 * n_words)."""
-    rows, cols = colbits.shape
-    full = np.zeros((rows, n_words * 64), dtype=bool)
-    full[:, :cols] = colbits
-    return bits.pack(full) if rows else np.zeros((0, n_words), dtype=np.uint64)
+def ungrouped_kernel_data(problem, minority=None) -> KernelData:
+    """"samples" mode with the packed equivalent-point ``minority`` vector, or none (all
+    zero: the equivalent-points bound is then 0, still a valid bound) -- the search's data
+    when grouping the samples was stopped by a limit, or found every sample alone in its
+    group: no work beyond the captures."""
+    N, M = problem.n_samples, problem.n_antecedents
+    n_pos = int(problem.n_positive)
+    minority = bits.zeros(N) if minority is None else minority
+    return KernelData("samples", N, M, N, np.ascontiguousarray(problem.captures, dtype=np.uint64),
+                      np.zeros((0, 256), dtype=np.int64), problem.labels.copy(), minority,
+                      problem.all.copy(), 0, True, n_pos, N - n_pos, bits.count(minority))
 
 
-def build_kernel_data(problem, mode: str = "auto") -> KernelData:
-    """Compile ``problem`` (unweighted) into the arrays the numba kernel reads."""
+def build_kernel_data(problem, mode: str = "auto", check=None) -> KernelData:
+    """Compile ``problem`` (unweighted) into the arrays the numba kernel reads.  ``check()``
+    (:func:`rulecert.monitor.stop_check`) is asked between blocks of the grouping and of the
+    transposes, and raises :class:`~rulecert.limits.LimitStop` to stop."""
     if mode not in ("auto", "groups", "samples"):
         raise ValueError(f"mode must be 'auto', 'groups' or 'samples', got {mode!r}")
     N, M = problem.n_samples, problem.n_antecedents
     n_pos = int(problem.n_positive)
-    if mode == "auto":
+    auto = mode == "auto"
+    if auto:
         mode = "groups" if N < MAX_GROUP_SAMPLES else "samples"
     if mode == "groups" and N >= MAX_GROUP_SAMPLES:
         raise ValueError(f"groups mode needs fewer than {MAX_GROUP_SAMPLES} samples")
+    rows, _, pos, neg = problem.group_rows(check)
     if mode == "samples":
-        W = problem.n_words
-        return KernelData("samples", N, M, N, np.ascontiguousarray(problem.captures, dtype=np.uint64),
-                          np.zeros((0, 256), dtype=np.int64), problem.labels.copy(),
-                          problem.minority.copy(), problem.all.copy(), 0, True,
-                          n_pos, N - n_pos, bits.count(problem.minority))
+        return ungrouped_kernel_data(problem, problem.minority.copy())
+    if auto and not (np.asarray(pos) + np.asarray(neg) >= 2).any():
+        return ungrouped_kernel_data(problem)    # no two samples alike: no minority, no transpose
 
-    patterns, _, pos, neg = problem.groups
     pos = np.asarray(pos, dtype=np.int64)
     neg = np.asarray(neg, dtype=np.int64)
     mnr = np.minimum(pos, neg)
@@ -87,9 +94,9 @@ def build_kernel_data(problem, mode: str = "auto") -> KernelData:
     capg = np.zeros((M, W), dtype=np.uint64)
     if M:
         if Gh:
-            capg[:, :Wh] = _pack_columns(patterns[heavy].T, Wh)
+            capg[:, :Wh] = packed_columns(rows[heavy], M, check)
         if Gs:
-            capg[:, Wh:Wh + Ws] = _pack_columns(patterns[single].T, Ws)
+            capg[:, Wh:Wh + Ws] = packed_columns(rows[single], M, check)
     allcols = np.zeros(W, dtype=np.uint64)
     if Gh:
         allcols[:Wh] = bits.ones(Gh)
@@ -103,8 +110,6 @@ def build_kernel_data(problem, mode: str = "auto") -> KernelData:
     packed[:Gh] = pos[heavy] | (neg[heavy] << FIELD_BITS) | (mnr[heavy] << (2 * FIELD_BITS))
     vals = np.arange(256, dtype=np.int64)
     sel = ((vals[:, None] >> np.arange(8)[None, :]) & 1).astype(np.int64)  # (256, 8)
-    tables = np.zeros((Wh * 8, 256), dtype=np.int64)
-    for t in range(Wh * 8):
-        tables[t] = sel @ packed[t * 8:(t + 1) * 8]
+    tables = packed.reshape(Wh * 8, 8) @ sel.T
     return KernelData("groups", N, M, Gh + Gs, capg, tables, upos, np.zeros(W, dtype=np.uint64),
                       allcols, Wh, False, n_pos, N - n_pos, int(mnr.sum()))

@@ -17,14 +17,14 @@ import numpy as np
 
 from ... import _compat
 from ...certificate import Solution, Termination, certify
-from ...limits import AUTO, Deadline, resolve_memory_limit_mb
-from ...monitor import Monitor, catch_interrupt, is_abort
+from ...limits import AUTO, Deadline, LimitStop, resolve_memory_limit_mb
+from ...monitor import Monitor, catch_interrupt, is_abort, stop_check
 from ...problem import RuleProblem
 from ...models.rulelist import rule_list_from_prefix
 from . import kernel as K
 from .bounds import (TOL, CorelsBounds, default_mistakes, lookahead_prunes, max_prefix_length,
                      prefix_length_prunes_children, prefix_stats_reference, subtree_prunes)
-from .data import build_kernel_data
+from .data import build_kernel_data, ungrouped_kernel_data
 
 logger = logging.getLogger("rulecert.corels")
 
@@ -212,7 +212,8 @@ def solve(problem: RuleProblem, c: float, *, policy: str = "lower_bound",
     Ctrl-C (under :func:`rulecert.monitor.catch_interrupt`, which this function enters itself)
     stops the search within a chunk of expansions (a fraction of a second) with termination
     INTERRUPTED, the incumbent, the bound over the open queue and the gap; a second Ctrl-C
-    aborts.
+    aborts.  A limit reached while the samples are grouped (the equivalent points) stops the
+    search at its start, with the empty list and a bound without equivalent points.
 
     Returns
     -------
@@ -256,6 +257,10 @@ def _validate(problem, c, policy, max_length, time_limit, node_limit, memory_lim
             callback, init, history_every, t0, cpu0)
 
 
+_CHUNK_WORDS = 50_000_000
+"""Words of antecedent columns read by the first chunk of expansions, at most (about 0.05 s)."""
+
+
 class _Run:
     """One CORELS search: setup, chunked search between limit checks, certificate."""
 
@@ -266,7 +271,15 @@ class _Run:
         self.bounds, self.callback, self.t0, self.cpu0 = bounds, callback, t0, cpu0
         self.M = M = problem.n_antecedents
         self.N = N = problem.n_samples
-        self.kd = build_kernel_data(problem)
+        self.mon = Monitor(SOLVER, deadline=Deadline(time_limit, start=t0),
+                           memory_limit_mb=memory_limit_mb, callback=callback,
+                           history_every=history_every)
+        self.message_extra, self.grouping_stop = "", None
+        try:
+            self.kd = build_kernel_data(problem, check=stop_check(
+                self.mon, "grouping the samples"))
+        except LimitStop as stop:   # the search starts and stops at once, holding the empty list
+            self.kd, self.grouping_stop = ungrouped_kernel_data(problem), stop
         self.C = c * N
         self.max_len_eff = M if max_length is None else min(max_length, M)
         self.use_lb = bounds.hierarchical or bounds.equivalent_points or bounds.lookahead
@@ -278,14 +291,12 @@ class _Run:
         self.params = self._params()
         self.zob = np.random.default_rng(_ZOBRIST_SEED).integers(0, 2**64 - 1, size=max(M, 1),
                                                                  dtype=np.uint64, endpoint=True)
-        self.mon = Monitor(SOLVER, deadline=Deadline(time_limit, start=t0),
-                           memory_limit_mb=memory_limit_mb, callback=callback,
-                           history_every=history_every)
         self.history = self.mon.history
         self.gc_runs = self.gc_marked = self.chunks = 0
         self.termination = None
-        self.message_extra = ""
-        self.chunk = 64
+        # the first chunk: 64 expansions, fewer where one expansion reads many words (an
+        # expansion scans every antecedent's columns), so a limit is seen within ~0.05 s
+        self.chunk = int(max(1, min(64, _CHUNK_WORDS // max(1, self.M * self.kd.n_words))))
 
     # ---- setup ------------------------------------------------------------------------------
     def _incumbent(self, init) -> None:
@@ -375,7 +386,7 @@ class _Run:
 
     def _stop(self, termination, message: str = "") -> None:
         self.termination = termination
-        self.message_extra = message
+        self.message_extra = "; ".join(m for m in (self.message_extra, message) if m)
 
     # ---- the search ---------------------------------------------------------------------------
     def search(self) -> None:
@@ -386,6 +397,9 @@ class _Run:
             self.record("start")
             if not self.root_open:
                 self.termination = Termination.OPTIMAL
+            elif self.grouping_stop is not None:
+                self._stop(self.grouping_stop.termination, f"{self.grouping_stop} (the "
+                           "equivalent-points bound was not used)")
             elif self.stop_requested:
                 self._stop(Termination.INTERRUPTED, "stopped by the callback")
             while self.termination is None:

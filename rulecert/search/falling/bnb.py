@@ -33,7 +33,7 @@ import numpy as np
 
 from ...certificate import Certificate, Termination, certify
 from ...limits import AUTO, Deadline, check_count_limit, check_time_limit, resolve_memory_limit_mb
-from ...monitor import Monitor, catch_interrupt, is_abort
+from ...monitor import Monitor, catch_interrupt, is_abort, stop_check
 from ...models.falling import FallingRuleList, frl_objective, make_params, soft_frl_objective
 from .bounds import (FallingData, check_incumbent, child_keys, children, exact_objective, model_of,
                      root_tail, solver_name)
@@ -264,10 +264,10 @@ def branch_and_bound(problem, program: str, w, C, C1=None, *, max_length: int | 
     params = make_params(program, w, C, C1)
     _check_limits(max_length, time_limit, node_limit, queue_limit)
     memory_limit_mb = resolve_memory_limit_mb(memory_limit_mb)
-    data = FallingData(problem)
     monitor = Monitor(solver_name(params, "bnb"), deadline=Deadline(time_limit),
                       memory_limit_mb=memory_limit_mb, callback=callback,
                       history_every=history_every)
+    data = FallingData(problem, stop_check(monitor, "splitting the captures by class"))
     Kmax = data.M if max_length is None else min(int(max_length), data.M)
     with catch_interrupt():
         search = _Search(problem, params, data, Kmax, incumbent, dominance, monitor)

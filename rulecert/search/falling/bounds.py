@@ -45,10 +45,16 @@ from ...models.falling import (FallingParams, FallingRuleList, check_falling_pro
                                softness_penalty)  # noqa: F401
 
 
-class FallingData:
-    """Class-split packed captures of a RuleProblem (validated: unweighted, two classes)."""
+_SPLIT_BITS = 1 << 26
+"""Booleans unpacked at a time when the captures are split by class (64 MB)."""
 
-    def __init__(self, problem):
+
+class FallingData:
+    """Class-split packed captures of a RuleProblem (validated: unweighted, two classes);
+    ``check(detail)`` (:func:`rulecert.monitor.stop_check`) is asked between blocks of
+    antecedents and raises :class:`~rulecert.limits.LimitStop` to stop."""
+
+    def __init__(self, problem, check=None):
         check_falling_problem(problem)
         self.problem = problem
         y = problem.y.astype(bool)
@@ -57,10 +63,16 @@ class FallingData:
         pos = np.flatnonzero(y)
         neg = np.flatnonzero(~y)
         self.NP, self.NN = int(pos.size), int(neg.size)
-        if self.M:
-            D = bits.unpack(problem.captures, self.n)  # M x n
-            self.capP = np.ascontiguousarray(bits.pack(D[:, pos]).reshape(self.M, -1))
-            self.capN = np.ascontiguousarray(bits.pack(D[:, neg]).reshape(self.M, -1))
+        if self.M:      # unpacked a block of antecedents at a time (M x n booleans can be GBs)
+            self.capP = np.empty((self.M, bits.n_words(self.NP)), dtype=np.uint64)
+            self.capN = np.empty((self.M, bits.n_words(self.NN)), dtype=np.uint64)
+            step = max(1, _SPLIT_BITS // max(1, self.n))
+            for a in range(0, self.M, step):
+                if check is not None and a:      # between blocks (one block: no stop)
+                    check(f" ({a:,} of {self.M:,} antecedents)")
+                D = bits.unpack(problem.captures[a:a + step], self.n)  # block x n
+                self.capP[a:a + step] = bits.pack(D[:, pos]).reshape(len(D), -1)
+                self.capN[a:a + step] = bits.pack(D[:, neg]).reshape(len(D), -1)
         else:
             self.capP = np.zeros((0, bits.n_words(self.NP)), dtype=np.uint64)
             self.capN = np.zeros((0, bits.n_words(self.NN)), dtype=np.uint64)

@@ -27,7 +27,7 @@ import numpy as np
 from ...certificate import Certificate, Termination, certify
 from ...limits import (AUTO, DEFAULT_SEED, Deadline, check_count_limit, check_time_limit,
                        resolve_memory_limit_mb)
-from ...monitor import Monitor, catch_interrupt, is_abort
+from ...monitor import Monitor, catch_interrupt, is_abort, stop_check
 from ...models.falling import make_params
 from .bounds import FallingData, check_incumbent, exact_objective, model_of, root_tail, solver_name
 from .bounds import popcount64 as _popcount
@@ -317,11 +317,11 @@ def monte_carlo(problem, program: str, w, C, C1=None, *, iterations: int | None 
     params = make_params(program, w, C, C1)
     iterations = _check_options(program, iterations, prob_terminate, lam, time_limit)
     memory_limit_mb = resolve_memory_limit_mb(memory_limit_mb)
-    data = FallingData(problem)
     rng = np.random.default_rng(seed)
     monitor = Monitor(solver_name(params, "monte-carlo"), deadline=Deadline(time_limit),
                       memory_limit_mb=memory_limit_mb, callback=callback,
                       history_every=history_every)
+    data = FallingData(problem, stop_check(monitor, "splitting the captures by class"))
     ext0, stop0 = root_tail(params, data.n, data.NP, data.NN)
     root_bound = min(ext0, stop0)
     with catch_interrupt():

@@ -27,6 +27,7 @@ import time
 import numpy as np
 
 from ....limits import Deadline
+from ....monitor import heartbeat
 from ..restricted_ip import RestrictedIP
 from ..state import Run, irredundant
 
@@ -158,6 +159,7 @@ class LiteralSearch:
         """Best-improvement descent; returns the rule set, its objective and the moves."""
         obj, moves = self.objective(clauses), 0
         while deadline is None or time.perf_counter() < deadline:
+            heartbeat(phase="polish", moves=moves)
             _, mv = self.best_move(clauses, obj)
             if mv is None:
                 break

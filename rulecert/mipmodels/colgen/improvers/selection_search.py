@@ -25,6 +25,8 @@ import time
 
 import numpy as np
 
+from ....monitor import heartbeat
+
 _EPS = 1e-9
 
 
@@ -60,6 +62,7 @@ class SelectionSearch:
         used = float(self.cpx[sel].sum())
         moves = 0
         while moves < max_moves and (deadline is None or time.perf_counter() < deadline):
+            heartbeat(phase="local search", moves=moves)
             best_gain, best = _EPS, None
             g_add = self._gains_add(cnt)
             ok = ~sel & (used + self.cpx <= self.budget)

@@ -45,7 +45,7 @@ import time
 import numpy as np
 
 from ....certificate import Termination
-from ....monitor import interrupt_requested
+from ....monitor import heartbeat, interrupt_requested
 from .instance import PricingInstance, PricingResult
 
 __all__ = ["beam_pricing", "BLAS_THREADS"]
@@ -464,6 +464,7 @@ def _beam_once(data: _Data, threshold: float, beam_width: int, max_return: int |
             if deadline is not None and time.perf_counter() > deadline or interrupt_requested():
                 timed_out = True
                 break
+            heartbeat(phase="beam pricing")
             b = a + _batch_size(covp[a:], sizes[a:], (1 + deeper + drop_redundant) * d)
             nb = b - a
             Cb = covb[a:b]

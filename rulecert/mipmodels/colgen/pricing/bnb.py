@@ -76,7 +76,7 @@ import numpy as np
 
 from .... import bits
 from ....certificate import Termination
-from ....monitor import interrupt_requested
+from ....monitor import heartbeat, interrupt_requested
 from .instance import PricingInstance, PricingResult
 
 
@@ -630,6 +630,7 @@ def price_by_branch_and_bound(X: np.ndarray, v: np.ndarray, const: float, lit: f
         run(root, budget)
         if root.done:     # finished, overflowed, found-stopped
             break
+        heartbeat(phase="branch-and-bound pricing", nodes=root.nodes)
         now = time.perf_counter()
         if deadline is not None and now >= deadline or interrupt_requested():
             break  # Ctrl-C: the bound below stays valid (open nodes' estimates)
@@ -689,6 +690,7 @@ def _parallel(root: _Search, run, workers: int, K: int, tighten: bool, upper: fl
             before = sum(s.nodes for s in shares)
             list(pool.map(lambda s: run(s, per, -1), active))
             total += sum(s.nodes for s in shares) - before
+            heartbeat(phase="branch-and-bound pricing", nodes=total)
             if deadline is not None and time.perf_counter() >= deadline \
                     or interrupt_requested():
                 break    # Ctrl-C: the bound stays valid (each share's open nodes)

@@ -11,7 +11,7 @@ import time
 import numpy as np
 
 from ....certificate import Termination
-from ....monitor import interrupt_requested
+from ....monitor import heartbeat, interrupt_requested
 from .instance import PricingInstance, PricingResult
 
 
@@ -81,6 +81,7 @@ def heuristic_pricing(inst: PricingInstance, *, threshold: float = 0.0, max_leng
             if deadline is not None and time.perf_counter() > deadline or interrupt_requested():
                 stop, timed_out = s, generated < max_generated
                 break
+            heartbeat(phase="heuristic pricing")
             L = nodes[s:s + batch]
             m = L.shape[0]
             cov = XT[L[:, 0]]

@@ -71,7 +71,7 @@ import time
 
 import numpy as np
 
-from ....monitor import interrupt_requested
+from ....monitor import heartbeat, interrupt_requested
 from ...highs import lp_row_duals, new_highs
 from ..plan import SHARES
 from .meet import PureClauseGreedy
@@ -461,6 +461,7 @@ def _solve(st, negative, rows, seeds, out: CoverLPBound, *, budget: _Budget, wor
         if should_stop() is not None:
             out.stopped = "interrupted"
             break
+        heartbeat(phase="cover LP", iterations=out.iterations)
         lp = master.solve()
         if lp is None:
             out.stopped = "lp_failed"

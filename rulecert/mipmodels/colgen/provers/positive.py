@@ -59,7 +59,7 @@ import numba as nb
 import numpy as np
 
 from .... import bits
-from ....monitor import interrupt_requested
+from ....monitor import heartbeat, interrupt_requested
 from ...highs import lp_row_duals, new_highs
 
 CHECK_EVERY = 32
@@ -452,6 +452,7 @@ def positive_side_bound(X: np.ndarray, v: np.ndarray, const: float, lit: float,
         return None
 
     def limit_reached() -> str:
+        heartbeat(phase="positive-side proof", nodes=state["nodes"])
         if node_limit is not None and state["nodes"] >= node_limit:
             return "node_limit"
         if interrupt_requested():
