@@ -261,12 +261,18 @@ class Monitor:
             self.best_bound = lb
         elif self.best_bound is not None:
             entry["lower_bound"] = self.best_bound
-        if entry.get("event", "periodic") == "periodic":
-            self._next_sample = float(entry["time"]) + self.history_every
         self.history.append(entry)
         if len(self.history) > self.max_history:
             self._thin()
-        if self.callback is not None and notify:
+        return self.notify(entry, **extra) if notify else self._callback_stop
+
+    def notify(self, entry: dict[str, Any], **extra: Any) -> bool:
+        """Pass ``entry`` to the callback without keeping it in the history (a progress
+        sample of a run that holds no objective or bound yet); returns ``True`` when the
+        callback asked to stop."""
+        if entry.get("event", "periodic") == "periodic":
+            self._next_sample = float(entry["time"]) + self.history_every
+        if self.callback is not None:
             info = dict(entry, solver=self.solver,
                         gap=relative_gap(entry.get("objective"), entry.get("lower_bound")),
                         memory_mb=self.memory_mb(), **extra)
@@ -331,7 +337,12 @@ def heartbeat(**counters: Any) -> None:
     monitor, thread = _reporting[-1]
     if thread is threading.current_thread() and monitor.due():
         last = monitor.history[-1] if monitor.history else {}
-        monitor.sample(last.get("objective"), monitor.best_bound, **counters)
+        entry = {"time": monitor.deadline.elapsed(), "objective": _num(last.get("objective")),
+                 "lower_bound": monitor.best_bound, "event": "periodic", **counters}
+        if entry["objective"] is None or entry["lower_bound"] is None:
+            monitor.notify(entry)      # the history holds numbers only
+        else:
+            monitor.record(entry)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -393,5 +404,6 @@ def progress_callback(verbose, callback: Callback | None = None) -> Callback | N
     return callback
 
 
-__all__ = ["catch_interrupt", "interrupt_requested", "is_abort", "request_interrupt", "Monitor",
+__all__ = ["catch_interrupt", "interrupt_requested", "is_abort", "stop_check", "heartbeat",
+           "reporting", "request_interrupt", "Monitor",
            "ProgressPrinter", "format_progress", "relative_gap"]

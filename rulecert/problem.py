@@ -283,7 +283,7 @@ class RuleProblem:
     # ---- groups of identical capture patterns (equivalent points) -----------------------
     def group_rows(self, check=None) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """:attr:`groups` with the distinct patterns still packed (G x ``8 ceil(M / 64)``
-        bytes, column 0 the top bit of the first byte; :func:`packed_columns` turns them into
+        bytes, column 0 the top bit of the first byte; ``packed_columns`` turns them into
         packed vectors over the groups).  Computed once; ``check()``
         (:func:`rulecert.monitor.stop_check`) is asked between blocks of the work and raises
         to stop it."""
