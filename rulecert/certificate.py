@@ -167,8 +167,8 @@ class Solution:
 
 
 def certify(objective: float | None, lower_bound: float, termination: Termination | str, *,
-            solver: str, abs_tol: float = 1e-9, closed: bool = False, lattice: Callable[[float], float] | None = None,
-            **fields: Any) -> Certificate:
+            solver: str, abs_tol: float = 1e-9, closed: bool = False,
+            lattice: Callable[[float], float] | None = None, **fields: Any) -> Certificate:
     """The one decision of a certificate's termination and status, the same for every solver
     (the conventions of :doc:`/architecture`).
 

@@ -211,7 +211,8 @@ class Deadline:
         return f"Deadline(time_limit={self.time_limit!r}, elapsed={self.elapsed():.3f})"
 
 
-__all__ = ["Deadline", "LimitStop", "check_time_limit", "check_count_limit", "check_positive", "AUTO", "DEFAULT_SEED", "DEFAULT_TIME_LIMIT",
+__all__ = ["Deadline", "LimitStop", "check_time_limit", "check_count_limit", "check_positive",
+           "AUTO", "DEFAULT_SEED", "DEFAULT_TIME_LIMIT",
            "DEFAULT_MEMORY_LIMIT_MB", "DEFAULT_MEMORY_FRACTION", "DEFAULT_MAX_CARD",
            "DEFAULT_MIP_MAX_CARD", "DEFAULT_MIN_SUPPORT", "DEFAULT_MIP_BACKEND",
            "DEFAULT_HISTORY_EVERY", "default_memory_limit_mb",

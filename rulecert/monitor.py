@@ -16,8 +16,8 @@ place for every learner:
   ``history`` (periodic samples plus events, thinned to at most ``max_history`` entries).
 * :class:`ProgressPrinter` -- the one progress reporter: a callback that writes a line to
   stderr every few seconds once a run is longer than a couple of seconds.  Solvers never
-  print ("the library never prints"); the command line and estimators with ``verbose=True`` pass it as the
-  callback.
+  print ("the library never prints"); the command line and estimators with ``verbose=True``
+  pass it as the callback.
 
 Every callback receives the same info dict: ``solver``, ``time``, ``objective``,
 ``lower_bound``, ``gap`` (relative), ``event`` and the solver's counters (``nodes``,
@@ -227,6 +227,11 @@ class Monitor:
         return self.memory_mb() + extra_bytes / 2**20 >= self.memory_limit_mb
 
     # -- history and progress ------------------------------------------------------------------
+    def _schedule(self, entry: dict[str, Any]) -> None:
+        """A periodic sample taken: the next is due ``history_every`` seconds after it."""
+        if entry.get("event", "periodic") == "periodic":
+            self._next_sample = float(entry["time"]) + self.history_every
+
     def due(self) -> bool:
         """True when a periodic sample is due (``history_every`` seconds after the last)."""
         return self.deadline.elapsed() >= self._next_sample
@@ -264,14 +269,16 @@ class Monitor:
         self.history.append(entry)
         if len(self.history) > self.max_history:
             self._thin()
-        return self.notify(entry, **extra) if notify else self._callback_stop
+        if notify:
+            return self.notify(entry, **extra)
+        self._schedule(entry)
+        return self._callback_stop
 
     def notify(self, entry: dict[str, Any], **extra: Any) -> bool:
         """Pass ``entry`` to the callback without keeping it in the history (a progress
         sample of a run that holds no objective or bound yet); returns ``True`` when the
         callback asked to stop."""
-        if entry.get("event", "periodic") == "periodic":
-            self._next_sample = float(entry["time"]) + self.history_every
+        self._schedule(entry)
         if self.callback is not None:
             info = dict(entry, solver=self.solver,
                         gap=relative_gap(entry.get("objective"), entry.get("lower_bound")),

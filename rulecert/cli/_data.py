@@ -328,9 +328,9 @@ def reports_limit_stop(run):
 
 
 def open_data(args):
-    """(path, problem) of ``--data``, the command's clock started (:func:`deadline`): a CORELS file stem gives its
-    ``RuleProblem`` (and ``args.data_info``), a CSV file None; a missing file, or
-    ``--save-model`` with CORELS files, is refused."""
+    """(path, problem) of ``--data``, the command's clock started (:func:`deadline`): a
+    CORELS file stem gives its ``RuleProblem`` (and ``args.data_info``), a CSV file None; a
+    missing file, or ``--save-model`` with CORELS files, is refused."""
     deadline(args)
     path = os.path.expanduser(args.data)
     if is_corels_stem(path):

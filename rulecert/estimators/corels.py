@@ -81,9 +81,11 @@ class CorelsClassifier(BinaryRuleClassifier):
         aset = mine_antecedents(Xb, names, max_card=self.max_card, min_support=self.min_support,
                                 negations=self.negations)
         problem = aset.to_problem(y01)
-        rule_list, cert = corels.solve(problem, self.c, policy=self.policy, max_length=self.max_length,
-                                 time_limit=self.time_limit, node_limit=self.node_limit,
-                                 memory_limit_mb=self.memory_limit_mb, callback=self._callback())
+        rule_list, cert = corels.solve(problem, self.c, policy=self.policy,
+                                       max_length=self.max_length, time_limit=self.time_limit,
+                                       node_limit=self.node_limit,
+                                       memory_limit_mb=self.memory_limit_mb,
+                                       callback=self._callback())
         if not rule_list.counts:
             rule_list = rule_list_from_prefix(problem, rule_list.indices)
         self.rule_list_ = rule_list

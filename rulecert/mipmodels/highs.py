@@ -5,8 +5,8 @@ We read HiGHS's own model status and info (``mip_dual_bound``, ``objective_funct
 trust a wrapper's word: PuLP, for instance, reports a HiGHS time-limit stop as "Optimal".
 Certifying runs set ``mip_rel_gap = 0`` and an absolute gap below the objective's granularity.
 
-Stopping and watching a run (:doc:`/architecture`, conventions) is also done here, once for HiGHS and CP-SAT
-(:mod:`.cpsat` uses :func:`run_watched`): the solver runs in a worker thread while the calling
+Stopping and watching a run (:doc:`/architecture`, conventions) is also done here, once for
+HiGHS and CP-SAT (:mod:`.cpsat` uses :func:`run_watched`): the solver runs in a worker thread while the calling
 thread waits in short steps (:data:`POLL_SECONDS`), so that a Ctrl-C reaches Python's handler
 at once (:mod:`rulecert.monitor`).  At each step the waiting thread asks whether the run must
 stop (Ctrl-C, the user's callback, the memory cap, a phase that overran its time limit by

@@ -85,8 +85,8 @@ one is reported); ``history`` has one entry per iteration (``rmlp``, ``pricing_b
 ``lower_bound``; ``objective`` is the best rule set known: the empty one until the restricted
 IP), periodic samples of the restricted IP's incumbent (``history_every``) and a final entry.
 
-Stopping ("every run can be stopped and watched", :doc:`/architecture`).  Ctrl-C, the ``callback`` returning True and the memory cap
-(``memory_limit_mb``) are checked before each iteration and after pricing; the master LP, the
+Stopping ("every run can be stopped and watched", :doc:`/architecture`).  Ctrl-C, the
+``callback`` returning True and the memory cap (``memory_limit_mb``) are checked before each iteration and after pricing; the master LP, the
 CP-SAT pricer and the restricted IP are stopped inside their solver (``highs.run_watched``),
 the combinatorial pricers between chunks.  The loop then ends with ``INTERRUPTED`` /
 ``MEMORY_LIMIT``: the restricted IP is only warm-started (greedy rounding and a short local

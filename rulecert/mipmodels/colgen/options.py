@@ -229,7 +229,8 @@ class PrimalSteps(_Group):
     """Random kicks of the polishing search, each followed by a descent (0: the descent)."""
     ip_options: Mapping | None = None
     """HiGHS options of the restricted IP (names to values, checked against HiGHS), e.g.
-    :data:`~rulecert.mipmodels.colgen.LIGHT_IP_OPTIONS`; the options rulecert sets itself are refused."""
+    :data:`~rulecert.mipmodels.colgen.LIGHT_IP_OPTIONS`; the options rulecert sets itself are
+    refused."""
     _local_search: bool = True
     """Improve the restricted IP's greedy start by local search (``improvers/selection_search.py``)."""
 
@@ -416,7 +417,8 @@ SOLVER_OPTIONS = tuple(sorted(k for k in GROUP_OF if not k.startswith("_")))
 def resolve(effort: str = "default", rows: int | None = None, base: ColGenOptions | None = None,
             **flat) -> ColGenOptions:
     """The options of a solve: ``base`` (default: the defaults), then the budgets of the
-    ``effort`` level on ``rows`` rows (:func:`~rulecert.mipmodels.colgen.effort_settings`), then ``flat``."""
+    ``effort`` level on ``rows`` rows (:func:`~rulecert.mipmodels.colgen.effort_settings`),
+    then ``flat``."""
     from .presets import effort_settings
     settings = effort_settings(effort, rows)
     return (base or ColGenOptions()).replace(**{**settings, **flat})

@@ -15,7 +15,7 @@ import dataclasses
 import time
 
 from ...certificate import certify
-from ...limits import check_count_limit, check_time_limit
+from ...limits import Deadline, check_count_limit, check_time_limit
 from ...monitor import Monitor, catch_interrupt, interrupt_requested, reporting
 from .provers.lagrangian import bound_pricer, final_bound_search
 from .loop import ColGenSolution, bound_message
@@ -60,8 +60,8 @@ def strengthen_bound(problem, solution: ColGenSolution, node_budget: int, *,
     def account(seconds, nodes):
         used[0] += nodes
 
-    end = None if time_limit is None else t0 + time_limit
-    monitor = Monitor(cert.solver, callback=callback)
+    monitor = Monitor(cert.solver, deadline=Deadline(time_limit, start=t0), callback=callback)
+    end = monitor.deadline.end
     monitor.sample(cert.objective, cert.lower_bound, event="bound strengthening")
     with catch_interrupt(), reporting(monitor):
         sr = final_bound_search(st, o, state.duals, state.pricing_bound, [], state.ub,
@@ -69,7 +69,7 @@ def strengthen_bound(problem, solution: ColGenSolution, node_budget: int, *,
                                 node_budget, best_known=cert.lower_bound, target=cert.objective,
                                 share=state.share)
         interrupted = interrupt_requested()
-    timed_out = end is not None and time.perf_counter() >= end
+    timed_out = monitor.deadline.expired()
     seconds = time.perf_counter() - t0
     raised = sr.bound > cert.lower_bound
     kind, detail = ((BoundKind.LAGRANGIAN, f"at the last duals, raised after the solve "
@@ -97,7 +97,8 @@ def strengthen_bound(problem, solution: ColGenSolution, node_budget: int, *,
     new.history.append({"time": cert.wall_time + seconds, "objective": new.objective,
                         "lower_bound": new.lower_bound, "event": "bound strengthened",
                         "nodes": used[0]})
-    searched = state.searched_nodes if interrupted or timed_out else node_budget  # a repeat is skipped
+    # a repeat is skipped
+    searched = state.searched_nodes if interrupted or timed_out else node_budget
     return dataclasses.replace(solution, certificate=new, bound_state=dataclasses.replace(
         state, bound_kind=kind, bound_detail=detail, searched_nodes=searched))
 

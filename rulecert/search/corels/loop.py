@@ -540,8 +540,8 @@ class _Run:
         if closed:
             msgs.append("queue exhausted: the rule list is optimal")
         else:
-            msgs.append(f"stopped by {self.termination.value}: the incumbent is feasible, the bound is "
-                        "the minimum over the open queue")
+            msgs.append(f"stopped by {self.termination.value}: the incumbent is feasible, the "
+                        "bound is the minimum over the open queue")
         if max_length is not None and max_length < self.M:
             if binding:
                 msgs.append(f"within max_length={max_length} rules only (the restriction may bind: "

@@ -13,8 +13,8 @@ the mathematics is restated in ``shared/papers/frl_math.md``.
   evaluation of all children of a prefix at once.
 
 :func:`solve` takes a :class:`~rulecert.problem.RuleProblem` (unweighted, both classes) and
-returns a :class:`FallingSolution` (unpacks as ``(FallingRuleList, Certificate)``).  The brute-force reference is
-:func:`rulecert.reference.brute_force_falling`.
+returns a :class:`FallingSolution` (unpacks as ``(FallingRuleList, Certificate)``).  The
+brute-force reference is :func:`rulecert.reference.brute_force_falling`.
 Bad input: ``w <= 0``, ``C < 0``, ``C1 < 0``, one class only, sample weights or
 ``time_limit <= 0`` raise ``ValueError`` before any work.  An antecedent set that captures
 nothing gives the valid trivial list (the else clause alone), certified optimal: it is the
@@ -60,8 +60,8 @@ def solve(problem, program: str = "frl", w: float = 7.0, C: float = 1e-6, C1=Non
 
     ``method="monte_carlo"`` runs the Monte-Carlo search ``mc.monte_carlo`` (``iterations``,
     ``prob_terminate``, ``lam``, ``seed``); ``"exact"`` runs the branch-and-bound
-    ``bnb.branch_and_bound`` (``max_length``, ``node_limit``); ``"both"`` runs the Monte-Carlo search and seeds the exact search with its
-    list.  ``time_limit`` (seconds, > 0) bounds the whole call, each search getting what
+    ``bnb.branch_and_bound`` (``max_length``, ``node_limit``); ``"both"`` runs the
+    Monte-Carlo search and seeds the exact search with its list.  ``time_limit`` (seconds, > 0) bounds the whole call, each search getting what
     remains; a caller whose fit started earlier passes its own started ``deadline`` instead.
     ``iterations`` and ``node_limit`` are the deterministic limits (with the same ``seed`` the
     same list comes back).  ``memory_limit_mb`` (``"auto"``: the default cap, ``None``: none)

@@ -213,8 +213,9 @@ class _Search:
         """Objective recomputed exactly; bound = min(incumbent, pruned and open bounds).
 
         :func:`rulecert.certify` decides the status (a limit-stopped run is OPTIMAL only when
-        its bound meets the objective).  The bound is the best proven during the run (the queue's least bound can dip when a child's
-        bound is below its parent's; a bound once proven stays proven).
+        its bound meets the objective).  The bound is the best proven during the run (the
+        queue's least bound can dip when a child's bound is below its parent's; a bound once
+        proven stays proven).
         """
         open_min = min(min((h[0] for h in self.heap), default=math.inf), self.expanding)
         wall = self.deadline.elapsed()
