@@ -263,6 +263,7 @@ def test_measures_stop_at_the_limit_with_those_of_the_best_lists(monkeypatch):
     rs = rashomon_set(P, 0.02, epsilon=0.6)
     whole = rs.multiplicity(P)
     assert whole["complete"] and whole["n_lists"] == len(rs)
+    assert whole["feature_usage"] == rs.feature_usage()
     monkeypatch.setattr(M, "_CELLS", 3 * P.groups[0].shape[0])     # three lists per chunk
     stopped = Monitor("test", deadline=Deadline(0.0))
     part = rs.multiplicity(P, stopped)
@@ -271,8 +272,9 @@ def test_measures_stop_at_the_limit_with_those_of_the_best_lists(monkeypatch):
     best = M.RashomonSet(rs.prefixes[:3], rs.objectives[:3], rs.c, rs.threshold,
                          rs.certificate, rs.antecedent_names)
     expect = best.multiplicity(P)
-    assert {k: part[k] for k in ("ambiguity", "discrepancy", "n_distinct_predictions")} == \
-        {k: expect[k] for k in ("ambiguity", "discrepancy", "n_distinct_predictions")}
+    keys = ("ambiguity", "discrepancy", "n_distinct_predictions", "feature_usage")
+    assert {k: part[k] for k in keys} == {k: expect[k] for k in keys}
+    assert part["feature_usage"] == best.feature_usage() != whole["feature_usage"]
 
 
 def test_feature_usage_as_counted_list_by_list():
@@ -305,7 +307,7 @@ def test_rashomon_command_says_the_measures_are_incomplete(csv, monkeypatch, cap
                  "--node-limit", "50", "--quiet"])
     out = capsys.readouterr().out
     assert code == 0
-    assert "(incomplete, time_limit: ambiguity and discrepancy over the best" in out
+    assert "(incomplete, time_limit: the measures above cover the best" in out
 
 
 def test_the_command_clock_starts_with_the_rulecert_process():

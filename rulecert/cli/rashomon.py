@@ -39,8 +39,8 @@ def run(args) -> int:
                       callback=progress(args))
     # the measures over the set (a pass over every list found) run on the command's clock:
     # a limit or Ctrl-C stops them with the measures of the lists covered so far
-    usage = rs.feature_usage()
-    mult = rs.multiplicity(problem, preparation_monitor(args)) if len(rs) else {}
+    mult = rs.multiplicity(problem, preparation_monitor(args))
+    usage = mult.pop("feature_usage")
     stopped = mult.get("stopped")
     write_figure(args, lambda: _draw(rs))       # written once the result is printed
     if args.json:
@@ -53,15 +53,15 @@ def run(args) -> int:
     print(f"data: {desc}")
     print(f"{problem.n_samples} samples, {problem.n_antecedents} antecedents, c = {args.c}\n")
     print(rs.summary(None, top=args.top))
-    if mult and mult["n_lists"]:
+    if mult["n_lists"]:
         print(f"distinct prediction vectors: {mult['n_distinct_predictions']}; ambiguity "
               f"{mult['ambiguity']:.4f}; discrepancy {mult['discrepancy']:.4f}")
-    if stopped:
-        print(f"(incomplete, {stopped}: ambiguity and discrepancy over the best "
-              f"{mult.get('n_lists', 0):,} of the {len(rs):,} lists found)")
     if usage:
         print("feature usage (share of the lists): "
               + ", ".join(f"{f} {v:.0%}" for f, v in list(usage.items())[:10]))
+    if stopped:
+        print(f"(incomplete, {stopped}: the measures above cover the best "
+              f"{mult['n_lists']:,} of the {len(rs):,} lists found)")
     return exit_code(rs.certificate, rs.certificate.optimum_certificate)
 
 

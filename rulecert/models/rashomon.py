@@ -43,6 +43,12 @@ _CELLS = 1 << 21
 """Lists x groups (or lists x features) handled at once by the measures over the set."""
 
 
+def _shares(names: list[str], count: np.ndarray, k: int) -> dict[str, float]:
+    """Each feature read by some list with its share of the ``k`` lists, largest first."""
+    return dict(sorted(((f, int(v) / k) for f, v in zip(names, count) if v),
+                       key=lambda kv: (-kv[1], kv[0])))
+
+
 def antecedent_features(name: str) -> list[str]:
     """The features an antecedent reads, from its name (see the module doc)."""
     name = name.strip().strip("{}()").strip()
@@ -201,10 +207,11 @@ class RashomonSet:
         pred |= left & (2 * p >= t)[:, None]
         return pred
 
-    def multiplicity(self, problem, monitor=None) -> dict[str, float | int | bool | None]:
+    def multiplicity(self, problem, monitor=None, feature_of=None) -> dict[str, Any]:
         """``n_lists``, ``n_distinct_predictions``, ``ambiguity``, ``discrepancy`` (see the
-        module doc; the reference is the first list), counted over groups of identical
-        samples a chunk of lists at a time.
+        module doc; the reference is the first list) and ``feature_usage`` (as
+        :meth:`feature_usage`), counted over groups of identical samples a chunk of lists at
+        a time.
 
         ``monitor`` (:class:`rulecert.monitor.Monitor`: a deadline, the memory cap, Ctrl-C)
         is asked between chunks; when it says stop, the measures are those of the first
@@ -215,11 +222,13 @@ class RashomonSet:
         _, inverse, _, _ = problem.groups
         n, L = problem.n_samples, len(self.prefixes)
         out = {"n_lists": 0, "n_distinct_predictions": 0, "ambiguity": 0.0, "discrepancy": 0.0,
-               "complete": True, "stopped": None}
+               "feature_usage": {}, "complete": True, "stopped": None}
         if L == 0:
             return out
         tot = np.bincount(inverse)
-        step = max(1, _CELLS // len(tot))             # lists x groups of about 2 million
+        names, reads = self._feature_reads(feature_of)
+        count = np.zeros(len(names), dtype=np.int64)
+        step = max(1, _CELLS // max(len(tot), len(names)))   # lists x groups of about 2 million
         ref, any_diff, worst, distinct = None, np.zeros(len(tot), dtype=bool), 0, []
         for start in range(0, L, step):
             reason = monitor.should_stop() if monitor is not None and start else None
@@ -233,9 +242,11 @@ class RashomonSet:
             worst = max(worst, int((diff @ tot).max()))
             packed = np.packbits(pred, axis=1)
             distinct.append(np.unique(packed.view(f"V{packed.shape[1]}")[:, 0]))
+            count += self._lists_reading(reads, start, start + step)
             out["n_lists"] += len(pred)
         out.update(n_distinct_predictions=len(np.unique(np.concatenate(distinct))),
-                   ambiguity=int(tot[any_diff].sum()) / n, discrepancy=worst / n)
+                   ambiguity=int(tot[any_diff].sum()) / n, discrepancy=worst / n,
+                   feature_usage=_shares(names, count, out["n_lists"]))
         return out
 
     # ---- usage and reliance ------------------------------------------------------------------
@@ -250,24 +261,29 @@ class RashomonSet:
         f = feature_of or antecedent_features
         return [list(f(nm)) for nm in self.antecedent_names]
 
-    def feature_usage(self, feature_of: Callable[[str], Sequence[str]] | None = None) -> dict[str, float]:
-        """Share of the lists that read each feature, largest first."""
+    def _feature_reads(self, feature_of) -> tuple[list[str], np.ndarray]:
+        """The features the antecedents read, and which antecedent reads which (bool,
+        antecedents + 1 x features; the last row, the padding, reads none)."""
         feats = self._features(feature_of)
         names = sorted({f for fs in feats for f in fs})
-        if not names or not self.prefixes:
-            return {}
         index = {f: j for j, f in enumerate(names)}
-        reads = np.zeros((len(feats) + 1, len(names)), dtype=bool)    # row -1: the padding
+        reads = np.zeros((len(feats) + 1, len(names)), dtype=bool)
         for a, fs in enumerate(feats):
             reads[a, [index[f] for f in fs]] = True
+        return names, reads
+
+    def _lists_reading(self, reads: np.ndarray, start: int, stop: int) -> np.ndarray:
+        """How many of lists ``start:stop`` read each feature."""
+        return np.logical_or.reduce(reads[self._padded(start, stop)], axis=1).sum(axis=0)
+
+    def feature_usage(self, feature_of: Callable[[str], Sequence[str]] | None = None) -> dict[str, float]:
+        """Share of the lists that read each feature, largest first."""
+        names, reads = self._feature_reads(feature_of)
         count = np.zeros(len(names), dtype=np.int64)
-        step = max(1, _CELLS // len(names))
-        for start in range(0, len(self.prefixes), step):
-            P = self._padded(start, start + step)
-            count += np.logical_or.reduce(reads[P], axis=1).sum(axis=0)
-        k = len(self.prefixes)
-        return dict(sorted(((f, int(v) / k) for f, v in zip(names, count) if v),
-                           key=lambda kv: (-kv[1], kv[0])))
+        step = max(1, _CELLS // max(1, len(names)))
+        for start in range(0, len(self.prefixes) if names else 0, step):
+            count += self._lists_reading(reads, start, start + step)
+        return _shares(names, count, len(self.prefixes))
 
     def model_reliance(self, problem, *, seed: int = 0,
                        feature_of: Callable[[str], Sequence[str]] | None = None) -> dict[str, tuple[float, float]]:
