@@ -32,16 +32,16 @@ def _cli(args):
 
 
 def _interrupt_mid_run(proc, *, repeat=False):
-    """Wait for the first progress line (the run is under way and long), send SIGINT (with
+    """Wait for a solver's first progress line (the run is under way and long), send SIGINT (with
     ``repeat``, again every 50 ms until the process ends: a second Ctrl-C however slowly the
     loaded machine delivers them), and return (exit code, stdout, stderr)."""
     watchdog = threading.Timer(HANG_GUARD, proc.kill)     # a hang guard, not a speed test
     watchdog.start()
     try:
         seen = []
-        for line in proc.stderr:            # progress lines start with "[solver  time]"
-            seen.append(line)
-            if line.startswith("["):
+        for line in proc.stderr:            # a solver's progress line: "[solver  time] ..."
+            seen.append(line)               # ("[rulecert  time]": the command is preparing)
+            if line.startswith("[") and not line.startswith("[rulecert "):
                 break
         proc.send_signal(signal.SIGINT)
         while repeat and proc.poll() is None:

@@ -322,7 +322,7 @@ def run_cli_and_interrupt(args, after, *, progress=None, latest=HANG_GUARD):
 def test_cli_brcg_sigint_prints_the_result_and_exits_130(shared_data):
     rc, out, err = run_cli_and_interrupt(
         ["brcg", "--data", pima_path(shared_data), "--C", "25", "--json"], 6.0,
-        progress="")    # SIGINT once the fit prints progress (not while Python starts up)
+        progress="[colgen")    # SIGINT once the fit prints progress (not while preparing)
     assert rc == 130, err
     assert out.strip(), f"no result printed; stderr: {err}"
     cert = json.loads(out)["certificate"]

@@ -451,6 +451,44 @@ def test_heartbeat_samples_only_the_run_in_progress_from_its_thread():
     assert infos[1]["nodes"] == 12 and infos[1]["event"] == "periodic"
 
 
+def test_command_progress_comes_from_its_own_thread_during_a_step_that_asks_nothing(
+        hang_guard):
+    """The command's lines keep coming while a step that never calls back runs (here: a
+    wait), show the last sample a solver gave with its clock moved on, and stop at close."""
+    import io
+    import threading
+
+    from rulecert.cli._run import CommandProgress
+    out, printed = io.StringIO(), threading.Event()
+
+    class Stream:
+        def write(self, text):
+            out.write(text)
+            if out.getvalue().count("\n") >= 2:
+                printed.set()
+
+        def flush(self):
+            pass
+    p = CommandProgress(time.perf_counter(), every=0.05, after=0.0, stream=Stream())
+    assert printed.wait(60)                       # a step that asks no monitor: two lines
+    assert out.getvalue().splitlines()[0].endswith("] preparing the data")
+    assert p({"solver": "frl", "time": 1.0, "objective": 0.25, "lower_bound": 0.2}) is False
+    printed.clear()
+    n = out.getvalue().count("\n")
+    while out.getvalue().count("\n") < n + 2:    # two more lines from the solver's sample
+        assert printed.wait(60)
+        printed.clear()
+    last = out.getvalue().splitlines()[-1]
+    assert last.startswith("[frl ") and "objective 0.25 bound 0.2" in last
+    assert float(last.split()[1].rstrip("s]")) >= 1.0          # its clock moved on from 1.0
+    p({"solver": "frl", "time": 2.0, "event": "end"})          # an end: printed at once
+    assert out.getvalue().splitlines()[-1].endswith("frl finished; summarizing")
+    p.close()
+    n = out.getvalue().count("\n")
+    time.sleep(0.3)                               # six periods of the thread
+    assert out.getvalue().count("\n") == n        # nothing after close
+
+
 def _slow_bnb_rounds(monkeypatch, seconds):
     """Every branch-and-bound round sleeps ``seconds`` and the first expands one node."""
     import rulecert.mipmodels.colgen.pricing.bnb as bnb

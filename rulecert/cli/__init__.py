@@ -61,13 +61,17 @@ def main(argv=None, *, started: float | None = None) -> int:
     try:
         from ._plot import check_plot_path
         from ._run import (EXIT_INTERRUPTED, announce_compile, check_output_paths, os_error_text,
-                           value_error_text, write_files)
+                           start_progress, stop_progress, value_error_text, write_files)
         from ..monitor import catch_interrupt
         check_output_paths(args)
         check_plot_path(args)
         with catch_interrupt(), announce_compile(args):
-            code = int(args.func(args) or 0)    # the result is printed (or its --json) ...
-            write_files(args)                   # ... before --plot / --save-model are written
+            start_progress(args)
+            try:
+                code = int(args.func(args) or 0)    # the result is printed (or its --json) ...
+            finally:
+                stop_progress(args)
+            write_files(args)                       # ... before --plot / --save-model are written
             return code
     except BrokenPipeError:         # the reader of the output went away (| head): no message
         _drop_stdout()

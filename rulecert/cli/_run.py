@@ -1,8 +1,9 @@
 """What every subcommand shares about running: -v/--quiet, the progress callback, exit codes.
 
-``-v`` and ``--quiet`` are accepted before or after the subcommand.  A run prints one
-progress line on stderr every few seconds once it is longer than a couple of seconds
-(:class:`rulecert.monitor.ProgressPrinter`) unless ``--quiet``.  Ctrl-C stops a run cleanly
+``-v`` and ``--quiet`` are accepted before or after the subcommand.  A subcommand that
+solves prints a progress line on stderr 2 seconds into the command and then every 5 seconds
+(:class:`CommandProgress`, a thread of its own, so reading and long solver calls are
+covered too) unless ``--quiet``.  Ctrl-C stops a run cleanly
 (``main`` runs every subcommand under :func:`rulecert.monitor.catch_interrupt`): the result
 is printed as usual and the command exits with :data:`EXIT_INTERRUPTED` (130, as a shell
 reports a SIGINT); a second Ctrl-C aborts at once (exit 130, no result).  A memory cap is
@@ -36,10 +37,85 @@ def add_run_arguments(p, *, top: bool = False) -> None:
                    help="no progress lines on stderr")
 
 
+SOLVING = ("corels", "crosscheck", "frl", "brcg", "rashomon")
+"""Subcommands that prepare data and run solvers (progress lines from their start)."""
+
+
+class CommandProgress:
+    """The command's progress lines on stderr, from a thread of their own: one
+    ``after`` seconds into the command, then one every ``every`` seconds, whatever step
+    runs (reading, imports, a solver's long call that asks no monitor).  A line shows the
+    last sample a solver gave (:func:`rulecert.monitor.format_progress`, its clock moved on
+    to now), or what the command is doing before the first and after the last.  Called as
+    a solver's callback it keeps the sample (and prints a solver's ``end`` at once); it
+    never stops a run."""
+
+    def __init__(self, started: float, *, every: float = 5.0, after: float = 2.0,
+                 stream=None):
+        import threading
+        self.started, self.every, self.after, self.stream = started, float(every), float(after), stream
+        self._sample: tuple[dict, float] | None = None
+        self._lock = threading.Lock()
+        self._closed = threading.Event()
+        self._next = started + float(after)
+        threading.Thread(target=self._run, name="rulecert-progress", daemon=True).start()
+
+    def __call__(self, info: dict) -> bool:
+        import time
+        now = time.perf_counter()
+        with self._lock:
+            self._sample = (dict(info), now)
+            if info.get("event") == "end" and now - self.started >= self.after \
+                    and not self._closed.is_set():
+                self._print(now)
+        return False
+
+    def close(self) -> None:
+        """No line after this (the result is about to be printed)."""
+        with self._lock:
+            self._closed.set()
+
+    def _run(self) -> None:
+        import time
+        while not self._closed.wait(max(0.0, self._next - time.perf_counter())):
+            with self._lock:
+                now = time.perf_counter()
+                if now >= self._next and not self._closed.is_set():
+                    self._print(now)
+
+    def _print(self, now: float) -> None:
+        from ..monitor import format_progress
+        if self._sample is None:
+            line = f"[rulecert {now - self.started:7.1f}s] preparing the data"
+        else:
+            info, seen = self._sample
+            info = dict(info, time=float(info.get("time", 0.0)) + now - seen)
+            line = format_progress(info) if info.get("event") != "end" else \
+                f"[rulecert {now - self.started:7.1f}s] {info.get('solver', 'the solver')} " \
+                "finished; summarizing"
+        print(line, file=self.stream or sys.stderr, flush=True)
+        self._next = now + self.every
+
+
 def progress(args):
-    """The callback a subcommand passes to its solver(s): progress lines unless --quiet."""
-    from ..monitor import ProgressPrinter
-    return None if getattr(args, "quiet", False) else ProgressPrinter()
+    """The callback a subcommand passes to its solver(s): the command's
+    :class:`CommandProgress` (started by ``main``), ``None`` with --quiet."""
+    return getattr(args, "progress", None)
+
+
+def start_progress(args) -> None:
+    """Start the command's progress lines (``args.progress``) unless --quiet or the
+    subcommand runs no solver."""
+    import time
+    if args.command in SOLVING and not getattr(args, "quiet", False):
+        started = getattr(args, "started", None)
+        args.progress = CommandProgress(time.perf_counter() if started is None else started)
+
+
+def stop_progress(args) -> None:
+    """No progress line after the result (called once the subcommand returns)."""
+    if getattr(args, "progress", None) is not None:
+        args.progress.close()
 
 
 def memory_limit(text: str):
