@@ -165,8 +165,8 @@ def load_binary_data(args):
 def build_estimator(args, callback=None):
     """The estimator the command fits: :class:`BooleanRuleCGClassifier` for one ``--C``,
     :class:`BooleanRuleCGCV` for several; its settings are checked in ``fit``.  Its time limit
-    is what the command's ``--time-limit`` leaves (:func:`~rulecert.cli._data.time_left`: the
-    imports, reading and binarizing count)."""
+    is what the command's ``--time-limit`` leaves now (:func:`~rulecert.cli._data.time_left`:
+    the imports count; ``run`` sets it again once the data are read and binarized)."""
     from ..estimators.brcg import BooleanRuleCGClassifier, BooleanRuleCGCV
     from ..limits import check_count_limit
     from ._data import time_left
@@ -194,8 +194,10 @@ def run(args) -> int:
     from ._data import class_labels, deadline, save_model_if_asked, time_left
     from ._plot import write_plot
     from ._run import interrupted, progress
-    Xb, y, names, desc = load_binary_data(args)
-    clf = build_estimator(args, progress(args))
+    clf = build_estimator(args, progress(args))   # first: its settings are checked before
+    Xb, y, names, desc = load_binary_data(args)   # any work, and seconds of imports never
+    clf.set_params(time_limit=time_left(args))    # run past --time-limit; the fit gets what
+    #                                               reading and binarizing left
     grid = list(args.complexity_bound)
     frame = pd.DataFrame(Xb.astype(np.int8), columns=names)
     strengthen = args.strengthen_nodes
