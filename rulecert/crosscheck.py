@@ -32,11 +32,12 @@ import inspect
 from fractions import Fraction
 from typing import Any, Callable
 
-from .certificate import Certificate, SolutionStatus, Termination
+from .certificate import Certificate, Termination
 from .limits import DEFAULT_SEED, resolve_memory_limit_mb
 from .monitor import catch_interrupt, request_interrupt
 from .mipmodels import rulelist
 from .mipmodels.rulelist import c_fraction, group_data, prefix_length_bound
+from .mipmodels.rulelist.formulation import check_size
 from .models.rulelist import RuleList, rule_list_objective
 from .search import corels
 
@@ -119,8 +120,9 @@ def crosscheck_rule_list(problem, c: float, max_rules: int | None = None, backen
 
     ``time_limit`` applies to each solver separately.  ``reference`` replaces CORELS by any
     callable with CORELS's call shape ``f(problem, c, max_length=, time_limit=) ->
-    (RuleList, Certificate)`` (used in tests with brute force).  Bad input raises
-    ``ValueError`` before either solver runs.
+    (RuleList, Certificate)`` (used in tests with brute force).  Bad input, and a problem whose
+    MIP exceeds the backend's size limit even with the fewest positions, raise ``ValueError``
+    before either solver runs.
 
     Deterministic limits: ``node_limit`` (CORELS expansions), ``mip_node_limit`` (HiGHS
     branch-and-bound nodes), ``deterministic_time`` (CP-SAT).  ``callback`` (the progress info
@@ -133,6 +135,7 @@ def crosscheck_rule_list(problem, c: float, max_rules: int | None = None, backen
                                   or max_rules < 1):
         raise ValueError(f"max_rules must be a positive integer or None, got {max_rules!r}")
     mem = resolve_memory_limit_mb(memory_limit_mb)
+    check_size(problem, backend, max_rules or 1)  # the MIP's fewest positions: before any work
     with catch_interrupt():
         if reference is None:
             ref_list, ref_cert = _corels_reference(

@@ -293,6 +293,18 @@ def test_brcg_with_a_huge_complexity_bound_runs(csv, capsys):
     assert out["complexity_bound"] == 100000 and out["certificate"]["lower_bound"] is not None
 
 
+def test_crosscheck_refuses_a_mip_too_large_before_corels_runs(csv, capsys, monkeypatch):
+    """A problem whose MIP is above the backend's size limit even with one position: one
+    line, exit 2, before either solver runs (CORELS' result is not computed and lost)."""
+    import rulecert.crosscheck as cc
+    from rulecert.mipmodels import rulelist
+    monkeypatch.setitem(rulelist.MAX_NONZEROS, "highs", 50)
+    monkeypatch.setattr(cc, "_corels_reference", lambda *a, **k: pytest.fail("CORELS ran"))
+    assert main(["crosscheck", "--data", str(csv), "--c", "0.05", "--quiet"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "nonzeros" in err[0] and "1 position), above the highs" in err[0]
+
+
 # ---- E: the first compile is announced ------------------------------------------------------------
 def test_a_compile_is_announced_once(capsys):
     """The first compile of a command prints one line; none once the command is over, none

@@ -505,7 +505,7 @@ def test_encode_decode_roundtrip_and_model_facts():
         act = np.add.reduceat(val * v[idx], start[:-1]) if len(idx) else np.zeros(0)
         assert (act >= np.array(m.row_lower) - 1e-9).all() and (act <= np.array(m.row_upper) + 1e-9).all()
         assert math.isclose(m.col_cost @ v, rule_list_objective(rl, p, 0.0).mistakes)
-    assert m.n_nonzeros <= RL_fit.estimate_nonzeros(m.G, p.n_antecedents, 3) + 0
+    assert m.n_nonzeros <= RL_fit.check_size(p, "highs", 3, m.G)
 
 
 def test_weighted_problem_matches_repetition():

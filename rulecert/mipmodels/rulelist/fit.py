@@ -16,8 +16,8 @@ from ...models.rulelist import RuleList, rule_list_from_prefix, rule_list_object
 from .. import cpsat as _cpsat
 from .. import highs as _highs
 from .certify import certify_run
-from .formulation import (BACKENDS, MAX_NONZEROS, GroupData, RuleListMIP, _parse_cuts, c_fraction,
-                          estimate_nonzeros, greedy_prefix, group_data, prefix_length_bound,
+from .formulation import (BACKENDS, GroupData, RuleListMIP, _parse_cuts, c_fraction,
+                          check_size, greedy_prefix, group_data, prefix_length_bound,
                           repair_prefix, support_threshold)
 
 log = logging.getLogger("rulecert.mipmodels.rulelist")
@@ -286,13 +286,7 @@ def _plan(problem, c, max_rules, backend, warm_start, cuts, length_bound, t0, mo
     L_ref, L_jmlr = prefix_length_bound(G, c, inc_obj.mistakes, inc_obj.n_rules, M)
     K_eff = min(K, L_ref, M) if length_bound else min(K, M)
 
-    nnz = estimate_nonzeros(G, M, K_eff)
-    if nnz > MAX_NONZEROS[backend]:
-        raise ValueError(
-            f"the rule-list MIP would have about {nnz:,} nonzeros ({G.n_groups} groups, {M} "
-            f"antecedents, {K_eff} positions), above the {backend} backend's limit of "
-            f"{MAX_NONZEROS[backend]:,}; use fewer antecedents, a smaller max_rules"
-            + (" or backend='highs'" if backend != "highs" else ""))
+    nnz = check_size(problem, backend, K_eff, G)
     need = nnz * BYTES_PER_NONZERO[backend]
     if monitor.would_exceed_memory(need):
         return _memory_limited(problem, c, G, inc_list, inc_obj, need, monitor, t0, M, K, K_eff,
