@@ -28,6 +28,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import json
+import errno
 import os
 import sys
 from pathlib import Path
@@ -332,7 +333,7 @@ def open_data(args):
     CORELS file stem gives its ``RuleProblem`` (and ``args.data_info``), a CSV file None; a
     missing file, or ``--save-model`` with CORELS files, is refused."""
     deadline(args)
-    path = os.path.expanduser(args.data)
+    path = data_path(args)
     if is_corels_stem(path):
         if getattr(args, "save_model", None):
             raise ValueError("--save-model needs a CSV: the antecedents of CORELS files have no "
@@ -341,10 +342,21 @@ def open_data(args):
         problem = read_corels(path)
         args.data_info = DataInfo(labels=_stem_labels(path), path=path, stem=True)
         return path, problem
+    return path, None
+
+
+def data_path(args) -> str:
+    """``--data``, checked (``main`` asks before any work): a CORELS file stem, or a file
+    that exists and is not a folder."""
+    path = os.path.expanduser(args.data)
+    if is_corels_stem(path):
+        return path
     if not Path(path).exists():
         raise FileNotFoundError(f"--data {path}: neither a CSV file nor a CORELS file stem "
                                 "(PATH.out and PATH.label)")
-    return path, None
+    if Path(path).is_dir():
+        raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), path)
+    return path
 
 
 def load_problem(args):

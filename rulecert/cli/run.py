@@ -5,7 +5,7 @@ import sys
 
 
 def add_parser(sub) -> None:
-    from ..experiments.engines import add_arguments
+    from ..experiments.options import add_arguments
     p = sub.add_parser("run", help="run a study (grid of fits) and store one record per cell",
                        description="Run the unfinished cells of STUDY (a .toml file, or a .py "
                                    "file defining build_study()); finished cells are skipped, "

@@ -29,6 +29,7 @@ from datetime import datetime, timezone
 
 from ..monitor import interrupt_requested
 from .learners import THREAD_ENV, run_cell
+from .options import add_arguments
 from .store import HOST, Store
 from .study import Study, expand
 
@@ -333,23 +334,6 @@ def run(study: Study, *, jobs: int | None = None, dask: bool = False,
     return summary
 
 
-def add_arguments(parser) -> None:
-    """The engine options of ``rulecert run``, for scripts that declare and run a study."""
-    parser.add_argument("--jobs", "-j", type=int, default=None,
-                        help="local worker processes (joblib/loky; with --dask a Dask LocalCluster)")
-    parser.add_argument("--dask", action="store_true",
-                        help="run --jobs workers on a Dask LocalCluster")
-    parser.add_argument("--scheduler", metavar="ADDRESS", default=None,
-                        help="address of a Dask scheduler (tcp://host:8786) to run the cells on")
-    parser.add_argument("--results", metavar="DIR", default=None,
-                        help="results folder (default: rulecert-results/NAME)")
-    parser.add_argument("--retry-errors", action="store_true", help="rerun cells recorded as errors")
-    parser.add_argument("--only", nargs="+", metavar="KEY=VALUE", default=None,
-                        help="run only these cells: dataset=NAME, repeat=R, fold=F")
-    parser.add_argument("--report-only", action="store_true",
-                        help="run no cell: print the tables of the cells already stored")
-
-
 def run_from_args(study: Study, args, **kwargs) -> dict:
     """:func:`run` with the options of :func:`add_arguments`."""
     only = None
@@ -360,3 +344,6 @@ def run_from_args(study: Study, args, **kwargs) -> dict:
     return run(study, jobs=args.jobs, dask=args.dask, scheduler=args.scheduler,
                results=args.results, retry_errors=args.retry_errors, only=only,
                report_only=getattr(args, "report_only", False), **kwargs)
+
+
+__all__ = ["add_arguments", "connect", "local_cluster", "run", "run_from_args", "thread_env"]
