@@ -79,7 +79,7 @@ def _is_number(text: str) -> bool:
     return True
 
 
-READ_CELLS = 1 << 22
+READ_CELLS = 1 << 21
 """Fields of a CSV read between two checks of the command's limits (a block of rows)."""
 
 
