@@ -46,7 +46,8 @@ class CommandProgress:
     ``after`` seconds into the command, then one every ``every`` seconds, whatever step
     runs (reading, imports, a solver's long call that asks no monitor).  A line shows the
     last sample a solver gave (:func:`rulecert.monitor.format_progress`, its clock moved on
-    to now), or what the command is doing before the first and after the last.  Called as
+    to now; a sample older than ``every`` seconds is shown as such), or what the command is
+    doing before the first and after the last.  Called as
     a solver's callback it keeps the sample (and prints a solver's ``end`` at once); it
     never stops a run."""
 
@@ -89,10 +90,14 @@ class CommandProgress:
             line = f"[rulecert {now - self.started:7.1f}s] preparing the data"
         else:
             info, seen = self._sample
-            info = dict(info, time=float(info.get("time", 0.0)) + now - seen)
-            line = format_progress(info) if info.get("event") != "end" else \
-                f"[rulecert {now - self.started:7.1f}s] {info.get('solver', 'the solver')} " \
-                "finished; summarizing"
+            here = f"[rulecert {now - self.started:7.1f}s]"
+            if info.get("event") == "end":
+                line = f"{here} {info.get('solver', 'the solver')} finished; summarizing"
+            elif now - seen <= self.every:      # a recent sample: its clock moved on to now
+                line = format_progress(dict(info, time=float(info.get("time", 0.0)) + now - seen))
+            else:                               # a step that samples nothing: say so
+                line = f"{here} working; the last sample, {now - seen:.0f} s ago: " \
+                    + format_progress(info)
         print(line, file=self.stream or sys.stderr, flush=True)
         self._next = now + self.every
 
