@@ -42,19 +42,19 @@ SOLVING = ("corels", "crosscheck", "frl", "brcg", "rashomon")
 
 
 class CommandProgress:
-    """The command's progress lines on stderr, from a thread of their own: one
-    ``after`` seconds into the command, then one every ``every`` seconds, whatever step
-    runs (reading, imports, a solver's long call that asks no monitor).  A line shows the
-    last sample a solver gave (:func:`rulecert.monitor.format_progress`, its clock moved on
-    to now; a sample older than ``every`` seconds is shown as such), or what the command is
-    doing before the first and after the last.  Called as
-    a solver's callback it keeps the sample (and prints a solver's ``end`` at once); it
-    never stops a run."""
+    """The command's progress lines on stderr, from a thread of their own: one ``after``
+    seconds into the command, then one every ``every`` seconds, whatever step runs (reading,
+    imports, a solver's long call that asks no monitor).  A line shows the last sample a
+    solver gave (:func:`rulecert.monitor.format_progress`, its clock moved on to now; a
+    sample older than ``every`` seconds is shown as such), or what the command is doing
+    before the first sample and after a solver's end.  Called as a solver's callback it
+    keeps the sample (and prints a solver's ``end`` at once); it never stops a run."""
 
     def __init__(self, started: float, *, every: float = 5.0, after: float = 2.0,
                  stream=None):
         import threading
-        self.started, self.every, self.after, self.stream = started, float(every), float(after), stream
+        self.started, self.stream = started, stream
+        self.every, self.after = float(every), float(after)
         self._sample: tuple[dict, float] | None = None
         self._lock = threading.Lock()
         self._closed = threading.Event()
