@@ -182,9 +182,11 @@ class _Search:
         if fam.pos < len(fam.idx):
             self.counter += 1
             heapq.heappush(self.heap, (float(fam.bound[fam.pos]), negd, self.counter, fam))
-        if self.dominance and self._dominated((fam.k1[i], fam.k2[i]), fam.cost[i], fam.alpha[i]):
+        cost, alpha = float(fam.cost[i]), float(fam.alpha[i])
+        if self.dominance and self._dominated((int(fam.k1[i]), int(fam.k2[i])), cost, alpha):
             return
-        self._expand(fam.prefix + (fam.idx[i],), fam.cost[i], fam.state[i], lb)
+        state = (int(fam.state[0][i]), int(fam.state[1][i])) if fam.state is not None else alpha
+        self._expand(fam.prefix + (int(fam.idx[i]),), cost, state, lb)
 
     def _expand(self, prefix, cost, state, lb) -> None:
         """Evaluate the children of ``prefix`` (bound ``lb``), update the incumbent, queue them."""
@@ -237,17 +239,13 @@ class _Search:
             return
         kept = kept[np.argsort(ch.bound[kept], kind="stable")]
         idx = ch.idx[kept]
+        k1 = k2 = None
         if self.dominance:
             k1, k2 = child_keys(self.data.capP, self.data.capN, remP, remN, idx)
-            k1, k2 = k1.tolist(), k2.tolist()
-        else:
-            k1 = k2 = None
-        if self.params.program == "frl":
-            state = list(zip(ch.cp[kept].tolist(), ch.cn[kept].tolist()))
-        else:
-            state = ch.alpha[kept].tolist()
-        fam = _Family(prefix, depth, idx.tolist(), ch.bound[kept], ch.cost[kept].tolist(),
-                      ch.alpha[kept].tolist(), state, k1, k2)
+        # FRL: the last rule's counts; softFRL: alpha_min, which is ``alpha``
+        state = (ch.cp[kept], ch.cn[kept]) if self.params.program == "frl" else None
+        fam = _Family(prefix, depth, idx, ch.bound[kept], ch.cost[kept], ch.alpha[kept], state,
+                      k1, k2)
         self.counter += 1
         heapq.heappush(self.heap, (float(fam.bound[0]), -depth, self.counter, fam))
         self.open += kept.size
@@ -290,7 +288,7 @@ class _Search:
 
 def branch_and_bound(problem, program: str, w, C, C1=None, *, max_length: int | None = None,
                      time_limit: float | None = None, node_limit: int | None = None,
-                     queue_limit: int = 5_000_000, incumbent=None, dominance: bool = True,
+                     queue_limit: int = 20_000_000, incumbent=None, dominance: bool = True,
                      memory_limit_mb: float | str | None = AUTO, callback=None,
                      history_every: float = 1.0):
     """Certified optimum of Program 2.9 (``program="frl"``) or 5.1 (``"softfrl"``).
