@@ -6,7 +6,8 @@ children wait as one family sorted by bound, of which only the next is in the qu
 checked for dominance and expanded when its turn comes); then
 
 * every valid child's completion "end here with the else clause" updates the incumbent;
-* a child whose bound (Theorem 4.6 / 5.2) is not below the incumbent is pruned;
+* a child whose bound (Theorem 4.6 / 5.2, raised to its parent's: its completions are among
+  the parent's) is not below the incumbent is pruned;
 * a child for which ending now is optimal (inequality (9) / its softFRL analogue) is closed;
 * **dominance**: two prefixes that capture the same samples leave the same remaining
   subproblem (an antecedent of either captures nothing new, so it can never be used again).
@@ -80,10 +81,10 @@ class _Family:
     back under its next child's bound.  Children never reached cost no queue entry.
     """
 
-    __slots__ = ("prefix", "depth", "idx", "bound", "cost", "alpha", "state", "k1", "k2", "pos")
+    __slots__ = ("prefix", "idx", "bound", "cost", "alpha", "state", "k1", "k2", "pos")
 
-    def __init__(self, prefix, depth, idx, bound, cost, alpha, state, k1, k2):
-        self.prefix, self.depth, self.idx, self.bound = prefix, depth, idx, bound
+    def __init__(self, prefix, idx, bound, cost, alpha, state, k1, k2):
+        self.prefix, self.idx, self.bound = prefix, idx, bound
         self.cost, self.alpha, self.state, self.k1, self.k2 = cost, alpha, state, k1, k2
         self.pos = 0
 
@@ -244,8 +245,7 @@ class _Search:
             k1, k2 = child_keys(self.data.capP, self.data.capN, remP, remN, idx)
         # FRL: the last rule's counts; softFRL: alpha_min, which is ``alpha``
         state = (ch.cp[kept], ch.cn[kept]) if self.params.program == "frl" else None
-        fam = _Family(prefix, depth, idx, ch.bound[kept], ch.cost[kept], ch.alpha[kept], state,
-                      k1, k2)
+        fam = _Family(prefix, idx, ch.bound[kept], ch.cost[kept], ch.alpha[kept], state, k1, k2)
         self.counter += 1
         heapq.heappush(self.heap, (float(fam.bound[0]), -depth, self.counter, fam))
         self.open += kept.size
