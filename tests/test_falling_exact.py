@@ -185,6 +185,24 @@ def test_limits_give_honest_certificates():
     assert cert.lower_bound <= full.objective + 1e-12 <= cert.objective + 1e-12
 
 
+@pytest.mark.parametrize("program", ["frl", "softfrl"])
+def test_every_bound_of_a_stopped_search_is_below_the_brute_force_optimum(program):
+    """Children inherit their parent's bound and wait in sorted families: at every node limit
+    the certificate's bound and every bound of its history stay at or below the optimum."""
+    rng = np.random.default_rng(91 if program == "frl" else 92)
+    stopped = 0
+    for _ in range(12):
+        P = random_instance(rng, n_max=50, m_max=6)
+        w, C, C1 = params(rng, program)
+        _, best = brute_force_falling(P, program, w, C, C1)
+        for limit in (1, 2, 4, 8):
+            _, cert = branch_and_bound(P, program, w, C, C1, node_limit=limit)
+            assert cert.lower_bound <= best + 1e-12 <= cert.objective + 1e-12
+            assert all(h["lower_bound"] <= best + 1e-12 for h in cert.history)
+            stopped += cert.termination.value == "node_limit"
+    assert stopped > 5
+
+
 # ---- bad input ---------------------------------------------------------------------------
 @pytest.mark.parametrize("solver", ["bnb", "mc", "brute"])
 def test_bad_parameters_raise_before_work(solver):

@@ -1,10 +1,13 @@
 """Exact branch-and-bound for Program 2.9 (FRL) and Program 5.1 (softFRL).
 
 Best-first search over prefixes, ordered by the prefix bound.  Expanding a prefix evaluates
-all its children at once on packed bits (:mod:`rulecert.search.falling.bounds`); then
+all its children at once on packed bits (:mod:`rulecert.search.falling.bounds`); the open
+children wait as one family sorted by bound, of which only the next is in the queue (a child is
+checked for dominance and expanded when its turn comes); then
 
 * every valid child's completion "end here with the else clause" updates the incumbent;
-* a child whose bound (Theorem 4.6 / 5.2) is not below the incumbent is pruned;
+* a child whose bound (Theorem 4.6 / 5.2, raised to its parent's: its completions are among
+  the parent's) is not below the incumbent is pruned;
 * a child for which ending now is optimal (inequality (9) / its softFRL analogue) is closed;
 * **dominance**: two prefixes that capture the same samples leave the same remaining
   subproblem (an antecedent of either captures nothing new, so it can never be used again).
@@ -70,11 +73,31 @@ def _check_limits(max_length, time_limit, node_limit, queue_limit):
     check_count_limit(queue_limit, "queue_limit", minimum=1)
 
 
+class _Family:
+    """The open children of one expanded prefix, sorted by bound; ``pos`` is the next one.
+
+    Only the next child is in the queue (under its bound, the least of the rest): a child is
+    taken out, checked for dominance and expanded when its turn comes, and the family goes
+    back under its next child's bound.  Children never reached cost no queue entry.
+    """
+
+    __slots__ = ("prefix", "idx", "bound", "cost", "alpha", "state", "k1", "k2", "pos")
+
+    def __init__(self, prefix, idx, bound, cost, alpha, state, k1, k2):
+        self.prefix, self.idx, self.bound = prefix, idx, bound
+        self.cost, self.alpha, self.state, self.k1, self.k2 = cost, alpha, state, k1, k2
+        self.pos = 0
+
+    def left(self) -> int:
+        return len(self.idx) - self.pos
+
+
 class _Search:
     """State of one best-first search: the queue, the incumbent, the pruned bound, dominance.
 
-    Queue entries are (bound, -depth, counter, prefix, cost, state, key, id); ``state`` is the
-    last rule's counts (FRL) or alpha_min (softFRL), ``key`` the captured set's dominance key.
+    Queue entries are (bound, -depth, counter, family): ``family`` is a :class:`_Family` (its
+    next child's bound is the entry's) or ``None`` for the empty prefix.  ``open`` counts the
+    prefixes waiting in the families of the queue.
     """
 
     def __init__(self, problem, params, data, Kmax, incumbent, dominance, monitor: Monitor):
@@ -97,10 +120,11 @@ class _Search:
         self.dom: dict[tuple[int, int], list] = {}
         self.counter = 0
         self.nodes = 0
-        root_state = (1, 0) if params.program == "frl" else 1.0
+        self.open = 0
+        self.root_state = (1, 0) if params.program == "frl" else 1.0
         if Kmax > 0 and data.captures_something and not (stop0 <= ext0):
-            self.heap.append((min(ext0, stop0), 0, self.counter, (), 0.0, root_state, None,
-                              self.counter))
+            self.heap.append((min(ext0, stop0), 0, self.counter, None))
+            self.open = 1
         self.message = ""
         self.expanding = math.inf   # the bound of the prefix being expanded (popped, children not queued)
         self._sample("start")
@@ -115,7 +139,7 @@ class _Search:
             return False
         return self.monitor.record({"time": self.deadline.elapsed(), "objective": self.best_val,
                                     "lower_bound": self.bound(), "event": event,
-                                    "nodes": self.nodes, "queue_size": len(self.heap)},
+                                    "nodes": self.nodes, "queue_size": self.open},
                                    notify=notify)
 
     def run(self, node_limit, queue_limit) -> Termination:
@@ -124,7 +148,7 @@ class _Search:
             while self.heap:
                 if node_limit is not None and self.nodes >= node_limit:
                     return Termination.NODE_LIMIT
-                if len(self.heap) > queue_limit:
+                if self.open > queue_limit:
                     self.message = f"the queue passed queue_limit={queue_limit:,} prefixes"
                     return Termination.MEMORY_LIMIT
                 self._sample()
@@ -132,9 +156,9 @@ class _Search:
                 if stop is not None:
                     self.message = stop[1]
                     return stop[0]
-                node = heapq.heappop(self.heap)
-                self.expanding = node[0]
-                self._expand(node)
+                entry = heapq.heappop(self.heap)
+                self.expanding = entry[0]
+                self._step(entry)
                 self.expanding = math.inf
         except KeyboardInterrupt as exc:  # outside catch_interrupt, or from the callback
             if is_abort(exc):
@@ -143,13 +167,30 @@ class _Search:
             return Termination.INTERRUPTED
         return Termination.OPTIMAL
 
-    def _expand(self, node) -> None:
-        lb, _, _, prefix, cost, state, key, nid = node
-        if lb >= self.best_val - PRUNE_TOL:
+    def _step(self, entry) -> None:
+        """Take the next child of a popped family (the root alone) and expand it."""
+        lb, negd, _, fam = entry
+        if lb >= self.best_val - PRUNE_TOL:   # the family is sorted: the rest are no better
             self.pruned_min = min(self.pruned_min, lb)
+            self.open -= 1 if fam is None else fam.left()
             return
-        if self.dominance and key is not None and not any(e[2] == nid for e in self.dom.get(key, ())):
-            return  # dominated after it was queued
+        self.open -= 1
+        if fam is None:
+            self._expand((), 0.0, self.root_state, lb)
+            return
+        i = fam.pos
+        fam.pos += 1
+        if fam.pos < len(fam.idx):
+            self.counter += 1
+            heapq.heappush(self.heap, (float(fam.bound[fam.pos]), negd, self.counter, fam))
+        cost, alpha = float(fam.cost[i]), float(fam.alpha[i])
+        if self.dominance and self._dominated((int(fam.k1[i]), int(fam.k2[i])), cost, alpha):
+            return
+        state = (int(fam.state[0][i]), int(fam.state[1][i])) if fam.state is not None else alpha
+        self._expand(fam.prefix + (int(fam.idx[i]),), cost, state, lb)
+
+    def _expand(self, prefix, cost, state, lb) -> None:
+        """Evaluate the children of ``prefix`` (bound ``lb``), update the incumbent, queue them."""
         self.nodes += 1
         remP, remN = self.data.remainder(prefix)
         RP = int(np.bitwise_count(remP).sum())
@@ -162,7 +203,7 @@ class _Search:
         depth = len(prefix) + 1
         if depth >= self.Kmax:
             return  # children cannot be extended: their values were counted above
-        self._push_children(prefix, depth, ch, remP, remN)
+        self._push_children(prefix, depth, ch, remP, remN, lb)
 
     def _update_incumbent(self, prefix, ch) -> None:
         """Every child's completion "end here with the else clause" is a candidate list."""
@@ -176,38 +217,38 @@ class _Search:
         """Record the child under its captured set unless another prefix there dominates it."""
         entries = self.dom.get(ckey)
         if entries is None:
-            self.dom[ckey] = [(c_cost, c_alpha, self.counter)]
+            self.dom[ckey] = [(c_cost, c_alpha)]
             return False
-        if any(ec <= c_cost + PRUNE_TOL and ea >= c_alpha for ec, ea, _ in entries):
+        if any(ec <= c_cost + PRUNE_TOL and ea >= c_alpha for ec, ea in entries):
             return True
         entries[:] = [e for e in entries if not (c_cost <= e[0] + PRUNE_TOL and c_alpha >= e[1])]
-        entries.append((c_cost, c_alpha, self.counter))
+        entries.append((c_cost, c_alpha))
         return False
 
-    def _push_children(self, prefix, depth, ch, remP, remN) -> None:
-        """Queue the open children whose bound is below the incumbent (the rest are pruned)."""
+    def _push_children(self, prefix, depth, ch, remP, remN, lb) -> None:
+        """Queue the open children whose bound is below the incumbent as one sorted family
+        (the rest are pruned).  A child's completions are its parent's, so its bound is at
+        least the parent's ``lb`` (the softFRL bound of a child can be lower on its own)."""
+        ch.bound = np.maximum(ch.bound, lb)
         open_ = ~ch.terminal
         keep = open_ & (ch.bound < self.best_val - PRUNE_TOL)
         drop = open_ & ~keep
         if drop.any():
             self.pruned_min = min(self.pruned_min, float(ch.bound[drop].min()))
         kept = np.flatnonzero(keep)
-        if self.dominance and kept.size:
-            k1, k2 = child_keys(self.data.capP, self.data.capN, remP, remN, ch.idx[kept])
-        frl = self.params.program == "frl"
-        for t, i in enumerate(kept):
-            a = int(ch.idx[i])
-            c_cost = float(ch.cost[i])
-            c_alpha = float(ch.alpha[i])
-            ckey = None
-            self.counter += 1
-            if self.dominance:
-                ckey = (int(k1[t]), int(k2[t]))
-                if self._dominated(ckey, c_cost, c_alpha):
-                    continue
-            c_state = (int(ch.cp[i]), int(ch.cn[i])) if frl else c_alpha
-            heapq.heappush(self.heap, (float(ch.bound[i]), -depth, self.counter, prefix + (a,),
-                                       c_cost, c_state, ckey, self.counter))
+        if kept.size == 0:
+            return
+        kept = kept[np.argsort(ch.bound[kept], kind="stable")]
+        idx = ch.idx[kept]
+        k1 = k2 = None
+        if self.dominance:
+            k1, k2 = child_keys(self.data.capP, self.data.capN, remP, remN, idx)
+        # FRL: the last rule's counts; softFRL: alpha_min, which is ``alpha``
+        state = (ch.cp[kept], ch.cn[kept]) if self.params.program == "frl" else None
+        fam = _Family(prefix, idx, ch.bound[kept], ch.cost[kept], ch.alpha[kept], state, k1, k2)
+        self.counter += 1
+        heapq.heappush(self.heap, (float(fam.bound[0]), -depth, self.counter, fam))
+        self.open += kept.size
 
     def certificate(self, problem, termination, max_length) -> Certificate:
         """Objective recomputed exactly; bound = min(incumbent, pruned and open bounds).
@@ -217,7 +258,7 @@ class _Search:
         queue's least bound can dip when a child's bound is below its parent's; a bound once
         proven stays proven).
         """
-        open_min = min(min((h[0] for h in self.heap), default=math.inf), self.expanding)
+        open_min = min(self.heap[0][0] if self.heap else math.inf, self.expanding)
         wall = self.deadline.elapsed()
         objective = exact_objective(problem, self.params, self.best_prefix)
         check_incumbent(self.best_val, objective, "incumbent value")
@@ -230,10 +271,10 @@ class _Search:
             if self.monitor.best_bound is not None:
                 lower = min(objective, max(lower, self.monitor.best_bound))
         self.monitor.record({"time": wall, "objective": objective, "lower_bound": lower,
-                             "event": "end", "nodes": self.nodes, "queue_size": len(self.heap)},
+                             "event": "end", "nodes": self.nodes, "queue_size": self.open},
                             notify=False)
         message = "" if termination is Termination.OPTIMAL else \
-            f"stopped: {termination.value}; {len(self.heap)} prefixes left open"
+            f"stopped: {termination.value}; {self.open} prefixes left open"
         if self.message and termination is not Termination.OPTIMAL:
             message = f"{message}; {self.message}"
         return certify(objective, lower, termination, solver=solver_name(self.params, "bnb"),
@@ -241,13 +282,13 @@ class _Search:
                        iterations=self.nodes, wall_time=wall, seed=None,
                        warm_start_objective=self.warm_obj, message=message,
                        history=self.monitor.history,
-                       stats={"queue_left": len(self.heap), "dominance_keys": len(self.dom),
+                       stats={"queue_left": self.open, "dominance_keys": len(self.dom),
                               "max_length": max_length, "program": self.params.program})
 
 
 def branch_and_bound(problem, program: str, w, C, C1=None, *, max_length: int | None = None,
                      time_limit: float | None = None, node_limit: int | None = None,
-                     queue_limit: int = 5_000_000, incumbent=None, dominance: bool = True,
+                     queue_limit: int = 20_000_000, incumbent=None, dominance: bool = True,
                      memory_limit_mb: float | str | None = AUTO, callback=None,
                      history_every: float = 1.0):
     """Certified optimum of Program 2.9 (``program="frl"``) or 5.1 (``"softfrl"``).
