@@ -12,7 +12,7 @@ On the prefixes of the best list found (w = 7, C = 1e-6) and at the root, prints
   negatives are below w times its positives or other admissible antecedents can remove the
   excess; the positives the admissible antecedents cover bound what any completion captures.
 
-Run (from the worktree):  python experiments/results/falling/probe_bounds.py
+Run:  python experiments/frl_bank_bound_probe.py
 """
 import sys
 from pathlib import Path
