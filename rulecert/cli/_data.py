@@ -29,6 +29,7 @@ import dataclasses
 import functools
 import json
 import errno
+import importlib
 import os
 import sys
 from pathlib import Path
@@ -342,6 +343,9 @@ def open_data(args):
         problem = read_corels(path)
         args.data_info = DataInfo(labels=_stem_labels(path), path=path, stem=True)
         return path, problem
+    # the binarizer's imports (scikit-learn: seconds on a busy machine, and no import can
+    # be stopped) before the reading, which asks the clock: a limit is not overrun by them
+    importlib.import_module("rulecert.mining.binarize")
     return path, None
 
 
