@@ -431,6 +431,19 @@ def test_binarizer_asks_the_check_column_by_column():
         fb.transform(X, check=data_stop(Monitor("t", deadline=Deadline(0.0)), "binarizing"))
 
 
+def test_literals_are_packed_a_block_at_a_time_under_the_check(monkeypatch):
+    import rulecert.mining.antecedents as mining
+    from rulecert import bits
+    A = np.random.default_rng(3).random((70, 9)) < 0.4
+    monkeypatch.setattr(mining, "_PACK_CELLS", 2 * 70)           # two columns a block
+    calls = []
+    lits, V = mining._literals(A, True, lambda: calls.append(1))
+    assert len(calls) == 5 and len(lits) == 18
+    assert (V == np.vstack([bits.pack(A.T), bits.pack(~A.T)])).all()
+    with pytest.raises(LimitStop, match="time limit of 0 s reached while mining"):
+        mining.mine_antecedents(A, max_card=2, monitor=Monitor("t", deadline=Deadline(0.0)))
+
+
 # ---- progress from inside long steps: heartbeat -------------------------------------------
 def test_heartbeat_samples_only_the_run_in_progress_from_its_thread():
     import threading

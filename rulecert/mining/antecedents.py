@@ -58,6 +58,8 @@ _CHECK_EVERY = 16
 of numpy at least, so the checks cost nothing and come every few milliseconds)..."""
 _CHECK_WORDS = 1 << 22
 """... or fewer blocks when they hold this many words (32 MB: large data)."""
+_PACK_CELLS = 1 << 25
+"""Cells (samples x columns) of the 0/1 matrix packed into literals between two checks."""
 
 
 def literal_name(feature: str, value: int) -> str:
@@ -150,17 +152,22 @@ def _binary_input(X, feature_names, what="X") -> tuple[np.ndarray, list[str]]:
     return A, feature_names
 
 
-def _literals(A: np.ndarray, negations: bool) -> tuple[list[tuple[int, int]], np.ndarray]:
-    """Literal definitions and their packed vectors (all positives, then all negations)."""
+def _literals(A: np.ndarray, negations: bool,
+              check=None) -> tuple[list[tuple[int, int]], np.ndarray]:
+    """Literal definitions and their packed vectors (all positives, then all negations),
+    packed a block of :data:`_PACK_CELLS` cells at a time, ``check()`` asked before each."""
     n, d = A.shape
-    lits = [(j, 1) for j in range(d)]
-    vecs = [bits.pack(A.T)] if d else []
-    if negations:
-        lits += [(j, 0) for j in range(d)]
-        vecs.append(bits.pack(~A.T) if d else np.zeros((0, bits.n_words(n)), np.uint64))
-    W = bits.n_words(n)
-    V = np.vstack(vecs) if vecs else np.zeros((0, W), np.uint64)
-    return lits, np.ascontiguousarray(V)
+    lits = [(j, 1) for j in range(d)] + ([(j, 0) for j in range(d)] if negations else [])
+    V = np.zeros((len(lits), bits.n_words(n)), np.uint64)
+    step = max(1, _PACK_CELLS // max(1, n))
+    for j in range(0, d, step):
+        if check is not None:
+            check()
+        block = A[:, j:j + step].T
+        V[j:j + len(block)] = bits.pack(block)
+        if negations:
+            V[d + j:d + j + len(block)] = bits.pack(~block)
+    return lits, V
 
 
 def _check_fraction(value, name: str, allow_none: bool = False):
@@ -360,7 +367,8 @@ def mine_antecedents(X, feature_names: Sequence[str] | None = None, *, max_card:
     if support_rounding not in ("fraction", "round"):
         raise ValueError(f"support_rounding must be 'fraction' or 'round', got {support_rounding!r}")
     n, d = A.shape
-    lits, V = _literals(A, bool(negations))
+    check = stop_check(monitor, "mining antecedents")
+    lits, V = _literals(A, bool(negations), check)
     names = [literal_name(feature_names[j], v) for j, v in lits]
     feat = np.array([j for j, _ in lits], dtype=np.int64)
 
@@ -379,6 +387,5 @@ def mine_antecedents(X, feature_names: Sequence[str] | None = None, *, max_card:
         def keep(block):
             return bits.count(block) <= hi if len(block) else np.zeros(0, bool)
 
-    check = stop_check(monitor, "mining antecedents")
     sets, vecs = _enumerate(V, feat, max_card, frequent, keep, check)
     return _build_set(sets, vecs, lits, names, n, feature_names, merge_identical, check)

@@ -172,11 +172,11 @@ def mine_fpgrowth(X, y, feature_names: Sequence[str] | None = None, *, max_predi
     if method not in ("bitset", "fptree"):
         raise ValueError(f"method must be 'bitset' or 'fptree', got {method!r}")
 
-    lits, V = _literals(A, bool(negations))
+    check = stop_check(monitor, "mining class-wise frequent itemsets")
+    lits, V = _literals(A, bool(negations), check)
     names = [literal_name(feature_names[j], v) for j, v in lits]
     feat = np.array([j for j, _ in lits], dtype=np.int64)
     kpos, kneg = _min_count(min_support, npos), _min_count(min_support, nneg)
-    check = stop_check(monitor, "mining class-wise frequent itemsets")
 
     if method == "bitset":
         ypos = bits.pack(y.astype(bool))
