@@ -21,7 +21,6 @@ import argparse
 import os
 import resource
 import subprocess
-import time
 import warnings
 
 from rulecert.crosscheck import crosscheck_rule_list

@@ -108,7 +108,6 @@ from typing import Iterable, Sequence
 
 import numpy as np
 
-from ...models.rulelist import RuleList, rule_list_from_prefix, rule_list_objective
 from .. import cpsat as _cpsat
 
 BACKENDS = ("highs", "pulp", "cpsat")
@@ -117,7 +116,8 @@ DEFAULT_CUTS = {"highs": ("support", "accuracy", "fixing", "majority"),
                 "pulp": ("support", "accuracy", "fixing", "majority"),
                 "cpsat": CUT_FAMILIES}
 """What ``cuts=True`` means per backend (measured in experiments/bench_rulelist_mip.py: the
-symmetry families "last"/"order" halved CP-SAT's time but slowed HiGHS)."""
+symmetry families "last"/"order" halved CP-SAT's time but slowed HiGHS; the symmetry family
+"disjoint" is CP-SAT's too, experiments/results/rulelist_mip)."""
 MAX_NONZEROS = {"highs": 20_000_000, "pulp": 1_000_000, "cpsat": 5_000_000}
 """Backend size limits (estimated constraint-matrix nonzeros) checked before any work."""
 _CPSAT_MAX_SCALE = 2 ** 50
@@ -478,7 +478,7 @@ class RuleListMIP:
 
     def _add_cut_rows(self):
         """The valid inequalities of ``self.cuts`` (module doc)."""
-        G, K, M = self.G, self.K, self.M
+        G, K = self.G, self.K
         pos, neg, free, lab, inf = G.pos, G.neg, self.free, ("neg", "pos"), math.inf
         xi, wi = self.x_idx, self.w_idx
         t = self.threshold
