@@ -104,7 +104,7 @@ def ablation(time_limit):
         ("default cuts (cuts=True: DEFAULT_CUTS of the backend)", dict(cuts=True)),
         ("no cuts", dict(cuts=False)),
         ("JMLR families (support, accuracy, fixing, majority)", dict(cuts=jmlr)),
-        ("all six families (+ last, order)", dict(cuts=list(CUT_FAMILIES))),
+        ("all families (+ last, order, disjoint)", dict(cuts=list(CUT_FAMILIES))),
         ("default cuts, no length bound", dict(cuts=True, length_bound=False)),
         ("default cuts, no warm start", dict(cuts=True, warm_start=None)),
     ]

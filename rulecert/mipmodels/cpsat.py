@@ -60,7 +60,7 @@ def solve(model: "cp_model.CpModel", variables, *, time_limit: float | None = No
           hint: np.ndarray | None = None, warm_start_objective: float | None = None,
           on_solution=None, rel_gap: float = 0.0, abs_gap: float = 0.0,
           objective_scale: float = 1.0, monitor: Monitor | None = None,
-          sample_map=None) -> MipResult:
+          sample_map=None, parameters: dict | None = None) -> MipResult:
     """Solve and map; ``variables`` is the list whose values form ``MipResult.x``.
 
     ``deterministic_time`` is CP-SAT's deterministic limit (use it in tests);
@@ -68,7 +68,8 @@ def solve(model: "cp_model.CpModel", variables, *, time_limit: float | None = No
     fractional objective to integers).  ``on_solution(cb)`` is called at every solution
     with the solution callback (``cb.Value(var)``).  Stopping and history as in
     :func:`rulecert.mipmodels.highs.solve` (``sample_map`` receives CP-SAT's raw integer
-    objective and bound).
+    objective and bound).  ``parameters`` sets further CP-SAT parameters by name (a model's
+    own search settings, e.g. ``num_full_subsolvers``).
     """
     t0 = time.perf_counter()
     if time_limit is not None and time_limit <= 0:
@@ -94,6 +95,8 @@ def solve(model: "cp_model.CpModel", variables, *, time_limit: float | None = No
         p.max_time_in_seconds = float(time_limit)
     if deterministic_time is not None:
         p.max_deterministic_time = float(deterministic_time)
+    for name, value in (parameters or {}).items():
+        setattr(p, name, value)
     watch = Watch()
     solver.best_bound_callback = lambda b: watch.note(bound=b)
     cb = _watcher(watch, on_solution)

@@ -50,6 +50,12 @@ problem, so none removes an optimum:
   ``sum_{r'' >= r} x[k,r'',l] + sum_{r' < r} x[k+1,r',l] <= 1``.  This keeps one
   representative of every class of equivalent lists; the other families hold for every
   optimal list, hence for that representative.
+* ``"disjoint"`` (symmetry): adjacent rules whose antecedents capture no sample in common
+  commute whatever their labels (each sample meets at most one of them, and each newly
+  captures the same samples in either order), so their indices increase too:
+  ``x[k,r,l] + sum_{r' < r, r' disjoint from r} x[k+1,r',1-l] <= 1`` (pairs with the same
+  label are ``"order"``'s).  Sorting every adjacent pair that is same-label or disjoint
+  removes an inversion per swap, so a representative satisfies both families at once.
 
 None of the families tightens the LP relaxation much (it stays near the equivalent-points
 bound plus c: fractional labels let every group be classified correctly); they prune the
@@ -102,16 +108,16 @@ from typing import Iterable, Sequence
 
 import numpy as np
 
-from ...models.rulelist import RuleList, rule_list_from_prefix, rule_list_objective
 from .. import cpsat as _cpsat
 
 BACKENDS = ("highs", "pulp", "cpsat")
-CUT_FAMILIES = ("support", "accuracy", "fixing", "majority", "last", "order")
+CUT_FAMILIES = ("support", "accuracy", "fixing", "majority", "last", "order", "disjoint")
 DEFAULT_CUTS = {"highs": ("support", "accuracy", "fixing", "majority"),
                 "pulp": ("support", "accuracy", "fixing", "majority"),
                 "cpsat": CUT_FAMILIES}
 """What ``cuts=True`` means per backend (measured in experiments/bench_rulelist_mip.py: the
-symmetry families "last"/"order" halved CP-SAT's time but slowed HiGHS)."""
+symmetry families "last"/"order" halved CP-SAT's time but slowed HiGHS; the symmetry family
+"disjoint" is CP-SAT's too, experiments/results/rulelist_mip)."""
 MAX_NONZEROS = {"highs": 20_000_000, "pulp": 1_000_000, "cpsat": 5_000_000}
 """Backend size limits (estimated constraint-matrix nonzeros) checked before any work."""
 _CPSAT_MAX_SCALE = 2 ** 50
@@ -270,7 +276,8 @@ def repair_prefix(G: GroupData, prefix: Sequence[int], max_rules: int, threshold
     changes: a rule newly classifying fewer than ``threshold`` correctly is removed (with the
     support/accuracy cuts; removal never worsens the objective, JMLR Thm 11), a last rule
     predicting the default label is removed (``"last"``, c > 0: saves c), and adjacent rules
-    with the same label are sorted by index (``"order"``: predictions unchanged).
+    with the same label (``"order"``) or capturing no sample in common (``"disjoint"``) are
+    sorted by index (predictions unchanged).
     """
     cuts = set(cuts)
     seen, out = set(), []
@@ -291,9 +298,10 @@ def repair_prefix(G: GroupData, prefix: Sequence[int], max_rules: int, threshold
         if "last" in cuts and c > 0 and out and labels[-1] == default:
             del out[-1]
             continue
-        if "order" in cuts:
-            swap = [k for k in range(len(out) - 1)
-                    if labels[k] == labels[k + 1] and out[k] > out[k + 1]]
+        if "order" in cuts or "disjoint" in cuts:
+            swap = [k for k in range(len(out) - 1) if out[k] > out[k + 1] and (
+                    ("order" in cuts and labels[k] == labels[k + 1])
+                    or ("disjoint" in cuts and not (G.P[:, out[k]] & G.P[:, out[k + 1]]).any()))]
             if swap:
                 k = swap[0]
                 out[k], out[k + 1] = out[k + 1], out[k]
@@ -501,7 +509,7 @@ class RuleListMIP:
 
     def _add_cut_rows(self):
         """The valid inequalities of ``self.cuts`` (module doc)."""
-        G, K, M = self.G, self.K, self.M
+        G, K = self.G, self.K
         pos, neg, free, lab, inf = G.pos, G.neg, self.free, ("neg", "pos"), math.inf
         xi, wi = self.x_idx, self.w_idx
         t = self.threshold
@@ -555,6 +563,19 @@ class RuleListMIP:
                         self._row(f"order_k{k + 1}_{lab[l]}_r{fr[i]}",
                             np.r_[xi[k, fr[i:], l], xi[k + 1, fr[:i], l]],
                             np.ones(len(fr)), -inf, 1.0)
+        if "disjoint" in self.cuts and K > 1:
+            # adjacent rules capturing no sample in common commute whatever their labels:
+            # x[k,r,l] + sum_{r' < r disjoint from r} x[k+1,r',1-l] <= 1
+            Pf = self.G.P.astype(np.int64)
+            apart = (Pf.T @ Pf) == 0
+            for k in range(K - 1):
+                for l in (0, 1):
+                    for r in np.flatnonzero(free[:, l]):
+                        rs = np.flatnonzero(apart[r, :r] & free[:r, 1 - l])
+                        if len(rs):
+                            self._row(f"disjoint_k{k + 1}_{lab[l]}_r{r}",
+                                np.r_[xi[k, r, l], xi[k + 1, rs, 1 - l]],
+                                np.ones(len(rs) + 1), -inf, 1.0)
 
     # ---- facts ------------------------------------------------------------------------
     @property
