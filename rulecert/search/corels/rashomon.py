@@ -467,6 +467,48 @@ class _Enumeration:
         if objective <= self.threshold + self.include_tol:
             self.found.append((objective, prefix))
 
+    def _gains(self, prefix, counts):
+        """What one antecedent not in ``prefix`` fixes within the uncaptured samples, for a
+        default 0 and 1 (M x 2 each, 0 for the antecedents of ``prefix``): group by group
+        (``g``, a bound for any part of its capture) and net (``f``, its whole capture)."""
+        pos, tot, mn = counts[:, 0], counts[:, 1], counts[:, 2]
+        g = np.stack([pos - mn, tot - pos - mn], axis=1)
+        f = np.maximum(0.0, np.stack([2 * pos - tot, tot - 2 * pos], axis=1))
+        g[list(prefix)] = 0.0
+        f[list(prefix)] = 0.0
+        return g, f
+
+    def _extension_bound(self, prefix, b, deficit, left, counts) -> float:
+        """Scaled lower bound on every list that extends ``prefix`` by at least one rule
+        (module doc: hierarchical, equivalent points, support deficit and gain bounds)."""
+        g, f = self._gains(prefix, counts)
+        g0, g1 = g.max(axis=0)
+        f0, f1 = np.minimum(f.max(axis=0), (g0, g1))
+        return float(RK.extension_bound(b, deficit, left[0], left[1], left[2], g0, g1, f0, f1,
+                                        float(self.L - len(prefix)), self.Cs, self.opt_scaled))
+
+    def _children_bounds(self, prefix, cand, b_child, deficit_child, left_child, counts):
+        """Scaled lower bound on every strict extension of each child ``prefix + (a,)``
+        (``a`` in ``cand``), from the parent's counts only: an antecedent fixes at most its
+        figures within the parent's uncaptured samples, and its net figure grows by at most
+        what ``a`` takes that it would get wrong (module doc)."""
+        g, f = self._gains(prefix, counts)
+        net = np.stack([2 * counts[:, 0] - counts[:, 1], counts[:, 1] - 2 * counts[:, 0]], axis=1)
+        others = np.ones((len(cand), self.M), dtype=bool)
+        others[:, list(prefix)] = False
+        others[np.arange(len(cand)), cand] = False
+        gain = np.where(others[:, :, None], g[None, :, :], 0.0).max(axis=1)         # C x 2
+        # what a takes that m would get wrong: for a default 0, its negative-majority groups
+        wrong = g[cand][:, ::-1]
+        first = np.where(others[:, :, None],
+                         np.minimum(g[None, :, :], net[None, :, :] + wrong[:, None, :]),
+                         0.0).max(axis=1)
+        first = np.minimum(np.maximum(first, 0.0), gain)
+        return RK.extension_bound(b_child, deficit_child, left_child[0], left_child[1],
+                                  left_child[2], gain[:, 0], gain[:, 1], first[:, 0],
+                                  first[:, 1], float(self.L - len(prefix) - 1), self.Cs,
+                                  self.opt_scaled)
+
     def _expand(self, prefix, U, b, mistakes, deficit, counts=None) -> None:
         """Record every child within the threshold; push those an extension could keep.
 
@@ -479,10 +521,10 @@ class _Enumeration:
         if K >= self.L:
             return
         left = self.stats @ U                                    # pos, samples, minority left
-        if b + self.Cs + left[2] > self.T:
-            return          # no extension of this prefix can be within the threshold
         if counts is None:
             counts = self.A @ (self.stats * U).T                 # M x 3, exact small integers
+        if self._extension_bound(prefix, b, deficit, left, counts) > self.T:
+            return          # no extension of this prefix can be within the threshold
         cand = np.flatnonzero(counts[:, 1] >= max(self.min_capture, 1e-9) if self.min_capture
                               else np.ones(self.M, dtype=bool))
         if K:
@@ -505,7 +547,8 @@ class _Enumeration:
             self._record(prefix + (int(cand[j]),), int(mk[j]), int(pos_left[j]), int(tot_left[j]))
         if K + 1 >= self.L:
             return
-        deeper = np.maximum(b_child + self.Cs + mn_left, support)
+        deeper = self._children_bounds(prefix, cand, b_child, deficit_child,
+                                       (pos_left, tot_left, mn_left), counts)
         keep = deeper <= self.T
         if keep.any():
             self.frontier.push(_Batch(prefix, U, counts, cand[keep], b_child[keep], mk[keep],

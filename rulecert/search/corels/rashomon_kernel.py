@@ -15,6 +15,69 @@ RC_DONE, RC_BUDGET, RC_FULL, RC_MODELS = 0, 1, 2, 3
 
 
 @numba.njit(cache=True)
+def tail_cost(X, m, first, gain, jmax, Cs):
+    """Least ``j Cs + max(m, X - first - (j - 1) gain)`` over ``1 <= j <= jmax``.
+
+    The gain bound (module doc of :mod:`.rashomon`) on a tail of ``j`` rules after a prefix
+    whose default then predicts a label ``l``: ``X`` uncaptured samples are not labelled ``l``,
+    ``m`` is the uncaptured equivalent-points minority, the tail's first rule fixes at most
+    ``first`` of the ``X`` and each later rule at most ``gain``.  The expression is convex in
+    ``j``: its least value is at ``j = 1`` or next to the kink.  Scalars or arrays alike.
+    """
+    one = Cs + np.maximum(m, X - first)
+    r = 1.0 + (X - first - m) / np.maximum(gain, 1e-300)
+    jf = np.minimum(jmax, np.maximum(1.0, np.floor(r)))
+    jc = np.minimum(jmax, np.maximum(1.0, np.ceil(r)))
+    return np.minimum(one, np.minimum(jf * Cs + np.maximum(m, X - first - (jf - 1) * gain),
+                                      jc * Cs + np.maximum(m, X - first - (jc - 1) * gain)))
+
+
+@numba.njit(cache=True)
+def extension_bound(b, deficit, pos, tot, mn, g0, g1, f0, f1, jmax, Cs, opt_scaled):
+    """Scaled lower bound on every list that extends by 1 to ``jmax`` rules a prefix with
+    scaled bound ``b`` and deficit ``deficit`` that leaves ``pos`` positives, ``tot`` samples and
+    ``mn`` equivalent-points minority uncaptured, where no antecedent fixes more than ``g0``
+    positives (for a default 0) or ``g1`` negatives (default 1) and the first rule appended
+    at most ``f0`` or ``f1``."""
+    tail = np.minimum(tail_cost(pos, mn, f0, g0, jmax, Cs),
+                      tail_cost(tot - pos, mn, f1, g1, jmax, Cs))
+    return np.maximum(b + tail, opt_scaled + deficit + np.maximum(0.0, Cs - np.maximum(g0, g1)))
+
+
+@numba.njit(cache=True)
+def _best_two(v, skip):
+    """(largest, its index, second largest) of ``v`` over the indices where ``skip`` is
+    False, each at least 0."""
+    t, s, a = 0.0, 0.0, -1
+    for m in range(v.shape[0]):
+        if skip[m]:
+            continue
+        x = v[m]
+        if x > t:
+            s = t
+            t = x
+            a = m
+        elif x > s:
+            s = x
+    return t, a, s
+
+
+@numba.njit(cache=True)
+def _first_gain(g0v, g1v, n0v, skip, a):
+    """The most the first rule after antecedent ``a`` fixes, for a default 0 and 1: over the
+    antecedents ``m`` not skipped and not ``a``, ``min(g_m, n_m + (what a takes that m would
+    get wrong))``, at least 0 (module doc of :mod:`.rashomon`)."""
+    e0 = 0.0
+    e1 = 0.0
+    for m in range(g0v.shape[0]):
+        if skip[m] or m == a:
+            continue
+        e0 = max(e0, min(g0v[m], n0v[m] + g1v[a]))
+        e1 = max(e1, min(g1v[m], -n0v[m] + g0v[a]))
+    return e0, e1
+
+
+@numba.njit(cache=True)
 def _expand(d, A, stats, U, counts, prefix, b, mk, deficit, ch_ants, ch_b, ch_mk, ch_def,
             ch_deep, nch, nxt, Cs, T, opt_scaled, L, min_capture, c, N, thr_incl,
             out_prefix, out_len, out_obj, nout):
@@ -35,7 +98,21 @@ def _expand(d, A, stats, U, counts, prefix, b, mk, deficit, ch_ants, ch_b, ch_mk
             l0 += stats[0, g]
             l1 += stats[1, g]
             l2 += stats[2, g]
-    if b[d] + Cs + l2 > T:
+    # what one antecedent fixes within U[d] for a default 0 / 1: group by group (any subset
+    # of its capture, g) and net (its whole capture, f); the best two of each (a child's
+    # own antecedent captures nothing after it)
+    skip = np.zeros(M, dtype=np.bool_)
+    for k in range(K):
+        skip[prefix[k]] = True
+    g0v = counts[d, :, 0] - counts[d, :, 2]
+    g1v = counts[d, :, 1] - counts[d, :, 0] - counts[d, :, 2]
+    n0v = 2.0 * counts[d, :, 0] - counts[d, :, 1]
+    g0, ag0, g0s = _best_two(g0v, skip)
+    g1, ag1, g1s = _best_two(g1v, skip)
+    n0, an0, n0s = _best_two(n0v, skip)
+    n1, an1, n1s = _best_two(-n0v, skip)
+    if extension_bound(b[d], deficit[d], l0, l1, l2, g0, g1, min(n0, g0), min(n1, g1),
+                       L - K, Cs, opt_scaled) > T:
         return
     for m in range(M):
         used = False
@@ -70,7 +147,19 @@ def _expand(d, A, stats, U, counts, prefix, b, mk, deficit, ch_ants, ch_b, ch_mk
                 out_obj[i] = objective
                 nout[0] = i + 1
         if K + 1 < L:
-            deep = max(bch + Cs + (l2 - mn), sup)
+            # what an antecedent fixes after the child's: at most its group-by-group figure
+            # now, and at most its net figure now plus the groups the child's antecedent takes
+            # that it would have got wrong (g1v[m] for a default 0, g0v[m] for 1)
+            c0 = g0s if m == ag0 else g0
+            c1 = g1s if m == ag1 else g1
+            e0 = min(c0, max(0.0, (n0s if m == an0 else n0) + g1v[m]))
+            e1 = min(c1, max(0.0, (n1s if m == an1 else n1) + g0v[m]))
+            deep = extension_bound(bch, defc, pos_left, tot_left, l2 - mn, c0, c1, e0, e1,
+                                   L - K - 1, Cs, opt_scaled)
+            if deep <= T:   # the same, antecedent by antecedent
+                e0, e1 = _first_gain(g0v, g1v, n0v, skip, m)
+                deep = extension_bound(bch, defc, pos_left, tot_left, l2 - mn, c0, c1,
+                                       min(c0, e0), min(c1, e1), L - K - 1, Cs, opt_scaled)
             if deep <= T:
                 j = nch[d]
                 ch_ants[d, j] = m
