@@ -16,7 +16,8 @@ Which of the JMLR bounds stay valid for enumeration (Angelino et al. 2018; Mata 
   so ``b(p) + minority(uncaptured) / n`` bounds every list in the subtree, ``p`` included.
   Valid, and it is the bound that cuts most.
 * **lookahead** (Lemma 2): a child costs at least ``c`` more: the children of ``p`` are not
-  generated when ``b(p) + c + minority / n`` exceeds the threshold.  Valid.
+  generated when ``b(p) + c + minority / n`` exceeds the threshold.  Valid; the gain bound
+  below is never weaker.
 * **prefix length** (Theorem 6 analogue): a list of ``K`` rules costs at least ``c K`` plus the
   root's equivalent-points bound, so ``K <= (threshold - that) / c``.  Valid (it is implied by
   the hierarchical and equivalent-points bounds; ``max_length`` caps it further on request).

@@ -4,7 +4,8 @@ Same bounds and the same arithmetic as :class:`rulecert.search.corels.rashomon._
 (the readable reference used by the ``"bfs"`` and ``"lower_bound"`` policies), over groups of
 identical samples, with the search state in preallocated arrays indexed by depth so that a run
 can stop after a budget of expansions (for the time limit) and resume.  ``tests/test_rashomon.py``
-checks that every policy returns the same lists.
+checks that every policy returns the same lists after expanding the same number of prefixes.
+:func:`extension_bound` and :func:`tail_cost` serve both (the reference calls them on arrays).
 """
 from __future__ import annotations
 
