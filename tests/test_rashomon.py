@@ -50,16 +50,96 @@ def test_the_set_equals_brute_force_on_300_tiny_instances():
             eps = float(rng.choice([0.0, 0.05, 0.2]))
             min_capture = int(rng.choice([0, 1, 2]))
             policy = POLICIES[i % 3]
-            rs = rashomon_set(P, c, epsilon=eps, min_capture=min_capture, policy=policy)
-            truth = _brute_force(P, c, rs.threshold, min_capture)
+            L = (None, None, 2, 3)[i % 4]      # a length cap clips the gain bound's tails
+            rs = rashomon_set(P, c, epsilon=eps, min_capture=min_capture, policy=policy,
+                              max_length=L)
+            truth = _brute_force(P, c, rs.threshold, min_capture, max_length=L)
             assert rs.certificate.complete
-            assert sorted(rs.prefixes) == sorted(truth), (i, c, eps, min_capture, policy)
+            assert sorted(rs.prefixes) == sorted(truth), (i, c, eps, min_capture, policy, L)
             for p, o in zip(rs.prefixes, rs.objectives):
                 assert o == pytest.approx(truth[p], abs=1e-12)
             assert list(rs.objectives) == sorted(rs.objectives)
             checked += 1
             nonempty_beyond_optimum += len(rs) > 1
     assert checked == 300 and nonempty_beyond_optimum > 30
+
+
+def _prefix_state(run, prefix):
+    """(U, b, mistakes, deficit) of ``prefix`` in ``run``'s group arithmetic, computed rule by
+    rule from the capture patterns (independently of the search)."""
+    U = np.ones(run.A.shape[1], dtype=bool)
+    b = mistakes = deficit = 0.0
+    for a in prefix:
+        taken = U & run.capt[a]
+        pos, tot, mn = run.stats[:, taken].sum(axis=1)
+        mist = min(pos, tot - pos)
+        b += run.Cs + mist
+        mistakes += mist
+        deficit += max(0.0, run.Cs - (tot - mist) + mn)
+        U &= ~taken
+    return U, b, mistakes, deficit
+
+
+def test_extension_bounds_never_exceed_the_brute_force_minimum():
+    """Every prefix of tiny instances (lists up to length L enumerated exhaustively): the
+    bound on its strict extensions (gain bound included, from its exact counts) and the bound
+    each child gets from the parent's counts are at most the least objective over the strict
+    extensions; and they are attained often enough that the test can fail."""
+    from rulecert.limits import Deadline
+    from rulecert.monitor import Monitor
+    from rulecert.reference.rulelist import exhaustive
+    from rulecert.search.corels.rashomon import _Enumeration
+    rng = np.random.default_rng(55)
+    checked = tight = 0
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for i in range(24):
+            P = _random_problem(rng, n_max=40, m_max=5)
+            c = float(rng.choice([0.0, 0.02, 0.05, 0.1]))
+            L = [None, 2, 3][i % 3]
+            recs = exhaustive(P, c, max_length=L)
+            N = P.n_samples
+            opt = min(r.scaled_objective for r in recs.values()) / N
+            run = _Enumeration(P, c, 10.0, opt, L, 0, "bfs", Monitor("t", deadline=Deadline(None)),
+                               opt)
+            assert run.L == (P.n_antecedents if L is None else min(L, P.n_antecedents))
+            for prefix, rec in recs.items():
+                if len(prefix) >= run.L:
+                    continue
+                U, b, mistakes, deficit = _prefix_state(run, prefix)
+                assert b == pytest.approx(rec.prefix_mistakes + run.Cs * len(prefix))
+                counts = run.A @ (run.stats * U).T
+                left = run.stats @ U
+                bound = run._extension_bound(prefix, b, deficit, left, counts)
+                assert bound <= rec.extension_min + 1e-9, (i, prefix)
+                tight += bound >= rec.extension_min - 1e-9
+                if len(prefix) + 1 >= run.L:
+                    continue
+                cand = np.array([a for a in range(P.n_antecedents) if a not in prefix])
+                new = counts[cand]
+                mist = np.minimum(new[:, 0], new[:, 1] - new[:, 0])
+                deficit_child = deficit + np.maximum(0.0, run.Cs - (new[:, 1] - mist) + new[:, 2])
+                deeper = run._children_bounds(prefix, cand, b + run.Cs + mist, deficit_child,
+                                              tuple(left[k] - new[:, k] for k in range(3)), counts)
+                for a, d in zip(cand, deeper):
+                    assert d <= recs[prefix + (int(a),)].extension_min + 1e-9, (i, prefix, a)
+                checked += 1
+    assert checked > 200 and tight > 50
+
+
+def test_policies_expand_the_same_prefixes_on_tiny_instances():
+    """A prefix is expanded when its parent's bound keeps it, whatever the order: the
+    compiled search and the reference agree prefix count for prefix count."""
+    rng = np.random.default_rng(56)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for _ in range(12):
+            P = _random_problem(rng, n_max=40, m_max=6)
+            c = float(rng.choice([0.01, 0.02, 0.05]))
+            eps = float(rng.choice([0.05, 0.2, 0.5]))
+            sets = [rashomon_set(P, c, epsilon=eps, policy=pol) for pol in POLICIES]
+            assert len({s.certificate.nodes for s in sets}) == 1
+            assert sets[0].prefixes == sets[1].prefixes == sets[2].prefixes
 
 
 def test_threshold_equal_to_the_optimum_gives_the_optimal_lists():

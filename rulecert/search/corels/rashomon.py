@@ -16,7 +16,8 @@ Which of the JMLR bounds stay valid for enumeration (Angelino et al. 2018; Mata 
   so ``b(p) + minority(uncaptured) / n`` bounds every list in the subtree, ``p`` included.
   Valid, and it is the bound that cuts most.
 * **lookahead** (Lemma 2): a child costs at least ``c`` more: the children of ``p`` are not
-  generated when ``b(p) + c + minority / n`` exceeds the threshold.  Valid.
+  generated when ``b(p) + c + minority / n`` exceeds the threshold.  Valid; the gain bound
+  below is never weaker.
 * **prefix length** (Theorem 6 analogue): a list of ``K`` rules costs at least ``c K`` plus the
   root's equivalent-points bound, so ``K <= (threshold - that) / c``.  Valid (it is implied by
   the hierarchical and equivalent-points bounds; ``max_length`` caps it further on request).
@@ -32,6 +33,25 @@ Which of the JMLR bounds stay valid for enumeration (Angelino et al. 2018; Mata 
   captured sets of p's rules are the same in every list that starts with p, so the bound
   holds for the whole subtree.  A list in the set has total deficit at most
   ``threshold - OPT``: with epsilon = 1% that is a few dozen samples on COMPAS.
+* **gain bound** on the part after a prefix ``p`` (a lookahead that counts what rules can
+  fix): let ``U`` be the samples ``p`` leaves uncaptured, and a strict extension append
+  ``j >= 1`` rules whose default then predicts ``l``.  Measured against labelling all of ``U``
+  with ``l`` (``X`` mistakes: the samples of ``U`` not labelled ``l``), a rule that newly
+  captures a union ``S`` of groups and predicts its majority fixes
+  ``max(0, sum over S of (not-l minus l))`` samples, at most the sum over its groups of
+  ``max(0, not-l - l)`` (``g``, for any part of an antecedent's capture), and exactly the net
+  ``max(0, not-l - l)`` over the whole capture (``f``) for the first rule appended, which
+  captures all of what its antecedent covers in ``U``.  These per-group gains add up to at
+  most ``X - minority(U)``, so the extension's objective is at least
+  ``b(p) + min over l, 1 <= j <= L - |p| of j c + max(minority(U), X - f - (j - 1) g)``
+  (scaled; ``g``, ``f``: the best over the antecedents not in ``p``).  With ``j = 1`` and
+  ``f = g`` it is the lookahead with equivalent points, ``b(p) + c + minority(U)``.  Each
+  expansion applies it with its exact counts before looking at the children; a child
+  ``p + a`` gets it from the parent's counts: an antecedent ``m`` fixes after ``a`` at most its
+  ``g`` before, and its net figure grows by at most what ``a`` takes that ``m`` would get
+  wrong (``a``'s group-by-group figure for the other label).  Also, every rule added has
+  ``correct - minority <= max g`` over the labels, so the support deficit of a strict
+  extension grows by at least ``max(0, c - max g)``.
 * **permutation map / symmetry-aware map** (Corollary 16) keeps one ordering of each antecedent
   set and drops the others: distinct lists, so it must not drop anything here.  Not used.
   (Lists that differ only in the order of rules capturing disjoint samples predict alike:
@@ -374,6 +394,10 @@ class _Enumeration:
         D = self.L + 1
         U = np.zeros((D, G), dtype=bool)
         U[0] = True
+        left = np.zeros((D, 3))
+        left[0] = self.stats.sum(axis=1)
+        grp_ptr = np.concatenate([[0], np.cumsum(self.capt.sum(axis=0))]).astype(np.int64)
+        grp_ants = np.nonzero(self.capt.T)[1].astype(np.int64)     # group by group
         counts = np.zeros((D, M, 3))
         counts[0] = self.A @ self.stats.T
         prefix = np.zeros(D, dtype=np.int64)
@@ -399,8 +423,8 @@ class _Enumeration:
                 break
             step = budget if node_limit is None else max(1, min(budget, node_limit - int(state[1])))
             t0 = time.perf_counter()
-            rc = RK.dfs(self.A, self.capt, self.stats, U, counts, prefix, b, mk, deficit,
-                        ch_ants, ch_b, ch_mk, ch_def, ch_deep, nch, nxt, state, self.Cs, self.T,
+            rc = RK.dfs(self.A, self.capt, grp_ptr, grp_ants, self.stats, U, left, counts,
+                        prefix, b, mk, deficit, ch_ants, ch_b, ch_mk, ch_def, ch_deep, nch, nxt, state, self.Cs, self.T,
                         self.opt_scaled, self.L, self.min_capture, self.c, float(self.N),
                         self.threshold + self.include_tol, out_prefix, out_len, out_obj, nout,
                         step, -1 if max_models is None else max(0, max_models - len(self.found)))
@@ -467,6 +491,48 @@ class _Enumeration:
         if objective <= self.threshold + self.include_tol:
             self.found.append((objective, prefix))
 
+    def _gains(self, prefix, counts):
+        """What one antecedent not in ``prefix`` fixes within the uncaptured samples, for a
+        default 0 and 1 (M x 2 each, 0 for the antecedents of ``prefix``): group by group
+        (``g``, a bound for any part of its capture) and net (``f``, its whole capture)."""
+        pos, tot, mn = counts[:, 0], counts[:, 1], counts[:, 2]
+        g = np.stack([pos - mn, tot - pos - mn], axis=1)
+        f = np.maximum(0.0, np.stack([2 * pos - tot, tot - 2 * pos], axis=1))
+        g[list(prefix)] = 0.0
+        f[list(prefix)] = 0.0
+        return g, f
+
+    def _extension_bound(self, prefix, b, deficit, left, counts) -> float:
+        """Scaled lower bound on every list that extends ``prefix`` by at least one rule
+        (module doc: hierarchical, equivalent points, support deficit and gain bounds)."""
+        g, f = self._gains(prefix, counts)
+        g0, g1 = g.max(axis=0)
+        f0, f1 = np.minimum(f.max(axis=0), (g0, g1))
+        return float(RK.extension_bound(b, deficit, left[0], left[1], left[2], g0, g1, f0, f1,
+                                        float(self.L - len(prefix)), self.Cs, self.opt_scaled))
+
+    def _children_bounds(self, prefix, cand, b_child, deficit_child, left_child, counts):
+        """Scaled lower bound on every strict extension of each child ``prefix + (a,)``
+        (``a`` in ``cand``), from the parent's counts only: an antecedent fixes at most its
+        figures within the parent's uncaptured samples, and its net figure grows by at most
+        what ``a`` takes that it would get wrong (module doc)."""
+        g, f = self._gains(prefix, counts)
+        net = np.stack([2 * counts[:, 0] - counts[:, 1], counts[:, 1] - 2 * counts[:, 0]], axis=1)
+        others = np.ones((len(cand), self.M), dtype=bool)
+        others[:, list(prefix)] = False
+        others[np.arange(len(cand)), cand] = False
+        gain = np.where(others[:, :, None], g[None, :, :], 0.0).max(axis=1)         # C x 2
+        # what a takes that m would get wrong: for a default 0, its negative-majority groups
+        wrong = g[cand][:, ::-1]
+        first = np.where(others[:, :, None],
+                         np.minimum(g[None, :, :], net[None, :, :] + wrong[:, None, :]),
+                         0.0).max(axis=1)
+        first = np.minimum(np.maximum(first, 0.0), gain)
+        return RK.extension_bound(b_child, deficit_child, left_child[0], left_child[1],
+                                  left_child[2], gain[:, 0], gain[:, 1], first[:, 0],
+                                  first[:, 1], float(self.L - len(prefix) - 1), self.Cs,
+                                  self.opt_scaled)
+
     def _expand(self, prefix, U, b, mistakes, deficit, counts=None) -> None:
         """Record every child within the threshold; push those an extension could keep.
 
@@ -479,10 +545,10 @@ class _Enumeration:
         if K >= self.L:
             return
         left = self.stats @ U                                    # pos, samples, minority left
-        if b + self.Cs + left[2] > self.T:
-            return          # no extension of this prefix can be within the threshold
         if counts is None:
             counts = self.A @ (self.stats * U).T                 # M x 3, exact small integers
+        if self._extension_bound(prefix, b, deficit, left, counts) > self.T:
+            return          # no extension of this prefix can be within the threshold
         cand = np.flatnonzero(counts[:, 1] >= max(self.min_capture, 1e-9) if self.min_capture
                               else np.ones(self.M, dtype=bool))
         if K:
@@ -505,7 +571,8 @@ class _Enumeration:
             self._record(prefix + (int(cand[j]),), int(mk[j]), int(pos_left[j]), int(tot_left[j]))
         if K + 1 >= self.L:
             return
-        deeper = np.maximum(b_child + self.Cs + mn_left, support)
+        deeper = self._children_bounds(prefix, cand, b_child, deficit_child,
+                                       (pos_left, tot_left, mn_left), counts)
         keep = deeper <= self.T
         if keep.any():
             self.frontier.push(_Batch(prefix, U, counts, cand[keep], b_child[keep], mk[keep],
