@@ -326,3 +326,18 @@ def test_estimator_and_cli(tmp_path, capsys):
     # the command mines the same antecedents as the estimator (binary columns, max_card 1)
     assert out["certificate"]["complete"] and out["certificate"]["n_found"] == len(rs)
     assert math.isclose(out["multiplicity"]["discrepancy"], rs.multiplicity(est.problem_)["discrepancy"])
+
+
+def test_an_enumeration_whose_tables_pass_the_memory_cap_does_not_start(monkeypatch):
+    """Its tables (groups x antecedents) are checked against the cap before they are made:
+    200,000 groups x 12,000 antecedents needed 19 GB at once.  The set is empty, stopped by
+    memory_limit, with the optimum's bound for every missing list."""
+    import rulecert.search.corels.rashomon as R
+    P = _random_problem(np.random.default_rng(11))
+    monkeypatch.setattr(R, "_TABLE_BYTES", 2.0**60)
+    rs = rashomon_set(P, 0.02, epsilon=0.2, memory_limit_mb=10**6)
+    cert = rs.certificate
+    assert cert.termination == "memory_limit" and not cert.complete and len(rs) == 0
+    assert cert.missing_lower_bound == cert.optimum_certificate.lower_bound
+    assert "nothing was enumerated" in cert.message and cert.nodes == 0
+

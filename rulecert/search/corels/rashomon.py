@@ -271,33 +271,61 @@ def rashomon_set(problem: RuleProblem, c: float, *, epsilon: float | None = None
             threshold = (1.0 + epsilon) * opt_cert.objective
         monitor = Monitor("rulecert-rashomon", deadline=deadline, memory_limit_mb=memory_limit_mb,
                           callback=callback, history_every=history_every)
-        run = _Enumeration(problem, c, threshold, opt_cert.lower_bound, max_length, min_capture,
-                           policy, monitor, opt_cert.objective)
         t0 = time.perf_counter()
-        termination, message = run.search(node_limit, max_models)
-        prefixes, objectives, left_out = run.sorted_lists()
+        cannot = _cannot_start(problem, monitor)
+        if cannot is None:
+            run = _Enumeration(problem, c, threshold, opt_cert.lower_bound, max_length,
+                               min_capture, policy, monitor, opt_cert.objective)
+            termination, message = run.search(node_limit, max_models)
+            prefixes, objectives, left_out = run.sorted_lists()
+            nodes, open_count, tol = run.nodes, run.open_count(), run.include_tol
+            open_bound = run.open_bound() / run.N
+        else:   # every list is missing: none is below the optimum's bound
+            (termination, message), left_out = cannot, None
+            prefixes, objectives, nodes, open_count, tol = [], np.zeros(0), 0, 1, 0.0
+            open_bound = opt_cert.lower_bound
     if left_out is not None:    # a limit or Ctrl-C cut the sorted lists short: the best ones
         termination, message = left_out[0], (
             f"{left_out[1]} while collecting the lists found: the best {len(prefixes):,} of "
             f"{left_out[2]:,} are returned")
     complete = termination == "complete"
-    if threshold < opt_cert.lower_bound - run.include_tol:
+    if threshold < opt_cert.lower_bound - tol:
         message = (f"threshold {threshold:.10g} is below the optimum's proven bound "
                    f"{opt_cert.lower_bound:.10g}: the set is empty")
     elif complete:
         message = f"complete: every rule list with objective <= {threshold:.10g} was enumerated"
-    missing = math.inf if complete else run.open_bound() / run.N
+    missing = math.inf if complete else open_bound
     if left_out is not None:
         missing = min(missing, left_out[3])
     cert = EnumerationCertificate(
         termination=termination, complete=complete, n_found=len(prefixes), threshold=threshold,
         epsilon=epsilon, optimum=opt_cert.objective, optimum_proven=opt_cert.proven_optimal,
-        missing_lower_bound=missing, nodes=run.nodes, open_prefixes=run.open_count(),
+        missing_lower_bound=missing, nodes=nodes, open_prefixes=open_count,
         wall_time=deadline.elapsed(), enumeration_time=time.perf_counter() - t0, policy=policy,
         min_capture=min_capture, max_length=max_length, message=message,
         optimum_certificate=opt_cert)
     return RashomonSet(prefixes=prefixes, objectives=objectives, c=c, threshold=threshold,
                        certificate=cert, antecedent_names=list(problem.antecedent_names))
+
+
+_TABLE_BYTES = 10
+"""Bytes per group and antecedent of the enumeration's tables (float64 counts, two 0/1)."""
+
+
+def _cannot_start(problem, monitor: Monitor) -> tuple[str, str] | None:
+    """(termination, message) when the enumeration cannot start -- a limit or Ctrl-C already
+    stopped the run (the optimum's search used the time), or its tables (groups x
+    antecedents) would pass the memory cap -- else None."""
+    reason = monitor.should_stop()
+    if reason is not None:
+        return reason[0].value, (f"{reason[1] or 'stopped by ' + reason[0].value} before "
+                                 "the enumeration started")
+    need = _TABLE_BYTES * problem.group_rows()[0].shape[0] * problem.n_antecedents
+    if monitor.would_exceed_memory(need):
+        return "memory_limit", (f"the enumeration's tables (groups x antecedents) need "
+                                f"{need / 2**20:,.0f} MB more, above memory_limit_mb="
+                                f"{monitor.memory_limit_mb:g}: nothing was enumerated")
+    return None
 
 
 class _Enumeration:
