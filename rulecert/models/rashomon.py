@@ -219,12 +219,12 @@ class RashomonSet:
         (``"time_limit"``, ``"interrupted"``, ...; ``None`` when complete).
         """
         self._check_problem(problem)
-        _, inverse, _, _ = problem.groups
         n, L = problem.n_samples, len(self.prefixes)
         out = {"n_lists": 0, "n_distinct_predictions": 0, "ambiguity": 0.0, "discrepancy": 0.0,
                "feature_usage": {}, "complete": True, "stopped": None}
         if L == 0:
             return out
+        _, inverse, _, _ = problem.groups
         tot = np.bincount(inverse)
         names, reads = self._feature_reads(feature_of)
         count = np.zeros(len(names), dtype=np.int64)
