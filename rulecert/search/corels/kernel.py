@@ -14,10 +14,14 @@ vectors, are stored: the uncaptured vector is recomputed from the path when a no
 
 Queue: binary heap of (key, node id); ties are broken by node id (FIFO, or LIFO for dfs).
 
-Symmetry-aware map (JMLR section 5.3, Algorithm 6): open addressing on a 64-bit Zobrist hash
-of the antecedent *set* (``mkey``) -> node id (``mnode``, -1 = empty).  A hash match is
-verified exactly by walking the stored node's path, so the map is exact.  The kept node's
-prefix mistakes are read from the trie (``n_m``).
+Symmetry-aware map (JMLR section 5.3, Algorithm 6, keyed on the captured samples as in
+Theorem 15): open addressing with linear probing (load at most 3/4) on a 64-bit hash of the
+samples a prefix leaves uncaptured.  A slot (``mslot``, uint64, 0 = empty) packs the hash's top
+32 bits (which also give the home slot) and the node id + 1.  A hash match is verified exactly
+by recomputing the stored node's uncaptured samples from its path, so the map is exact.  Of two
+prefixes leaving the same samples, the one with the smaller ``b(d_p)`` is kept
+(:func:`equivalent_support_verdict`); permutations of one antecedent set (Corollary 16) are
+the special case of equal lengths.
 """
 from __future__ import annotations
 
@@ -109,6 +113,29 @@ def permutation_dominated(new_mistakes, kept_mistakes):
     bounds is comparing their integer prefix mistakes.
     """
     return new_mistakes >= kept_mistakes
+
+
+@njit(cache=True)
+def equivalent_support_verdict(new_mistakes, new_len, kept_mistakes, kept_len, C, any_length):
+    """Theorem 15 (equivalent support): two prefixes that capture the same samples leave the same
+    subproblem, so every extension of one has the objective of the same extension of the other
+    plus the difference of their hierarchical bounds ``b = mistakes + C * K``.
+
+    Returns 1 when the new prefix is dominated (its ``b`` is no smaller and, unless
+    ``any_length``, it is no shorter: a ``max_length`` cap leaves it no more room), -1 when it
+    dominates the kept one (strictly smaller ``b``, no longer unless ``any_length``), 0 when
+    neither (only under a length cap).  Equal lengths compare integer mistakes (Corollary 16 for
+    permutations); ties keep the kept prefix.
+    """
+    if new_len == kept_len:
+        return 1 if permutation_dominated(new_mistakes, kept_mistakes) else -1
+    b_new = new_mistakes + C * new_len
+    b_kept = kept_mistakes + C * kept_len
+    if b_new >= b_kept and (any_length or new_len > kept_len):
+        return 1
+    if b_new < b_kept and (any_length or new_len < kept_len):
+        return -1
+    return 0
 
 
 @njit(cache=True)
@@ -298,32 +325,73 @@ def heapify(hk, hid, size, lifo):
 
 
 # ---- trie / map helpers -----------------------------------------------------------------------
+_MIX1 = np.uint64(0xBF58476D1CE4E5B9)
+_MIX2 = np.uint64(0x94D049BB133111EB)
+_HASH0 = np.uint64(0x5EED_C0DE_0123_4567)
+_U27 = np.uint64(27)
+_U30 = np.uint64(30)
+_U31 = np.uint64(31)
+
+
 @njit(cache=True, inline="always")
-def _same_set(node, depth, j, n_parent, n_ant, n_depth, inmask):
-    """Is the antecedent set of ``node`` equal to (prefix marked in ``inmask``) + {j}?"""
-    if n_depth[node] != depth:
-        return False
+def _mix(h):
+    """splitmix64's finalizer (a bijection of uint64 that spreads every bit)."""
+    h = (h ^ (h >> _U30)) * _MIX1
+    h = (h ^ (h >> _U27)) * _MIX2
+    return h ^ (h >> _U31)
+
+
+@njit(cache=True, inline="always")
+def _captured_hash(u, capg, j, W):
+    """Hash of the samples (columns) left uncaptured by the prefix of ``u`` followed by ``j``."""
+    h = _HASH0
+    for w in range(W):
+        h = _mix(h ^ (u[w] & ~capg[j, w]))
+    return h
+
+
+@njit(cache=True, inline="always")
+def _same_captured(node, u, capg, j, allcols, n_parent, n_ant, n_depth, v, W):
+    """Does the prefix of ``node`` leave exactly the samples that ``u`` minus ``j`` leaves?"""
+    for w in range(W):
+        v[w] = allcols[w]
     x = node
-    for _ in range(depth):
+    for _ in range(n_depth[node]):
         a = n_ant[x]
-        if a != j and not inmask[a]:
-            return False
+        for w in range(W):
+            v[w] &= ~capg[a, w]
         x = n_parent[x]
+    for w in range(W):
+        if v[w] != (u[w] & ~capg[j, w]):
+            return False
     return True
 
 
+_LOW32 = np.uint64(0xFFFFFFFF)
+
+
+@njit(cache=True, inline="always")
+def _map_shift(mcap):
+    """Right shift of a 32-bit hash prefix that leaves its home slot in a table of ``mcap``
+    (a power of two, at most 2**32) slots."""
+    k = 0
+    while (1 << k) < mcap:
+        k += 1
+    return np.uint64(32 - k)
+
+
 @njit(cache=True)
-def map_rehash(mkey, mnode, new_key, new_node):
-    mask = np.uint64(new_key.shape[0] - 1)
-    for s in range(mkey.shape[0]):
-        nd = mnode[s]
-        if nd >= 0:
-            h = mkey[s]
-            slot = h & mask
-            while new_node[slot] >= 0:
+def map_rehash(mslot, new_slot):
+    """Move every map entry into the larger table ``new_slot`` (zeroed)."""
+    mask = np.uint64(new_slot.shape[0] - 1)
+    shift = _map_shift(new_slot.shape[0])
+    for s in range(mslot.shape[0]):
+        e = mslot[s]
+        if e != 0:
+            slot = (e >> _U32) >> shift
+            while new_slot[slot] != 0:
                 slot = (slot + np.uint64(1)) & mask
-            new_key[slot] = h
-            new_node[slot] = nd
+            new_slot[slot] = e
 
 
 @njit(cache=True, inline="always")
@@ -344,10 +412,10 @@ def _priority(policy, depth, lb, b, obj, ncap):
 
 # ---- the branch-and-bound loop ----------------------------------------------------------------
 @njit(cache=True)
-def search_chunk(capg, tables, upos, umin, allcols, Wh, has_umin, zob, C, params,
+def search_chunk(capg, tables, upos, umin, allcols, Wh, has_umin, C, params,
                  n_parent, n_ant, n_depth, n_flags, n_m, n_lb,
-                 hk, hid, mkey, mnode, ist, fst, inc_prefix,
-                 max_expansions, max_pops, path, inmask, u):
+                 hk, hid, mslot, ist, fst, inc_prefix,
+                 max_expansions, max_pops, path, inmask, u, v):
     """Pop and expand queue nodes (JMLR Algorithms 5 and 6) until a budget, an empty queue,
     an incumbent improvement (returned after the expansion that found it) or a capacity need."""
     M, W = capg.shape
@@ -365,8 +433,9 @@ def search_chunk(capg, tables, upos, umin, allcols, Wh, has_umin, zob, C, params
     use_lb = hier or eq or look
     node_cap = n_parent.shape[0]
     heap_cap = hk.shape[0]
-    mcap = mkey.shape[0]
+    mcap = mslot.shape[0]
     mmask = np.uint64(mcap - 1)
+    mshift = _map_shift(mcap)
     expanded = 0
     pops = 0
     while True:
@@ -375,7 +444,7 @@ def search_chunk(capg, tables, upos, umin, allcols, Wh, has_umin, zob, C, params
         if expanded >= max_expansions or pops >= max_pops:
             return RC_BUDGET
         if (ist[S_NODES] + M > node_cap or ist[S_HEAP] + M > heap_cap
-                or (perm and 2 * (ist[S_MAP] + M) > mcap)):
+                or (perm and 4 * (ist[S_MAP] + M) > 3 * mcap)):
             return RC_GROW
         nd, hs = heap_pop(hk, hid, ist[S_HEAP], lifo)
         ist[S_HEAP] = hs
@@ -408,11 +477,9 @@ def search_chunk(capg, tables, upos, umin, allcols, Wh, has_umin, zob, C, params
             ist[S_MAX_DEPTH] = d
         for w in range(W):
             u[w] = allcols[w]
-        h0 = np.uint64(0)
         for k in range(d):
             a = path[k]
             inmask[a] = True
-            h0 ^= zob[a]
             for w in range(W):
                 u[w] &= ~capg[a, w]
         pu, nu, mu = _sums(u, capg, -1, tables, upos, umin, Wh, W, has_umin)
@@ -463,29 +530,35 @@ def search_chunk(capg, tables, upos, umin, allcols, Wh, has_umin, zob, C, params
             if plen and prefix_length_prunes_children(K1, b, R, C, ist[S_KMAX]):
                 ist[S_PR_PLEN] += 1
                 continue
-            # ---- symmetry-aware map (Algorithm 6) ----
+            # ---- symmetry-aware map (Algorithm 6), keyed on the captured samples ----
             slot = np.uint64(0)
-            found = False
+            mapped = perm
             if perm:
-                h = h0 ^ zob[j]
-                slot = h & mmask
+                top = _captured_hash(u, capg, j, W) >> _U32
+                slot = top >> mshift
+                old = np.int64(-1)
                 while True:
-                    e = mnode[slot]
-                    if e < 0:
+                    e = mslot[slot]
+                    if e == 0:
                         break
-                    if mkey[slot] == h and _same_set(e, K1, j, n_parent, n_ant, n_depth, inmask):
-                        found = True
-                        break
+                    if (e >> _U32) == top:
+                        x = np.int64(e & _LOW32) - 1
+                        if _same_captured(x, u, capg, j, allcols, n_parent, n_ant, n_depth, v, W):
+                            old = x
+                            break
                     slot = (slot + np.uint64(1)) & mmask
-                if found:
-                    old = mnode[slot]
-                    if permutation_dominated(m_ch, n_m[old]):
+                if old >= 0:
+                    verdict = equivalent_support_verdict(m_ch, K1, n_m[old], n_depth[old], C,
+                                                         max_len >= M)
+                    if verdict > 0:
                         ist[S_MAP_REJ] += 1
                         continue
-                    n_flags[old] |= DELETED
-                    ist[S_MAP_REPL] += 1
+                    if verdict < 0:
+                        n_flags[old] |= DELETED
+                        ist[S_MAP_REPL] += 1
+                    else:   # lengths and bounds disagree under max_length: keep both
+                        mapped = False
                 else:
-                    mkey[slot] = h
                     ist[S_MAP] += 1
                     ist[S_MAP_NEW] += 1
             # ---- insert into trie and queue ----
@@ -498,8 +571,8 @@ def search_chunk(capg, tables, upos, umin, allcols, Wh, has_umin, zob, C, params
             n_flags[nid] = 0
             n_m[nid] = m_ch
             n_lb[nid] = lbn
-            if perm:
-                mnode[slot] = nid
+            if mapped:
+                mslot[slot] = (top << _U32) | np.uint64(nid + 1)
             key = _priority(policy, K1, lbn, b, obj, N - pf - nf)
             ist[S_HEAP] = heap_push(hk, hid, ist[S_HEAP], key, nid, lifo)
             if ist[S_HEAP] > ist[S_MAX_HEAP]:

@@ -31,7 +31,6 @@ logger = logging.getLogger("rulecert.corels")
 SOLVER = "rulecert-corels"
 POLICIES = tuple(K.POLICY_CODES)
 ABS_TOL = 1e-9
-_ZOBRIST_SEED = 0x5EED_C0DE
 _MAX_IDS = 2**31 - 1
 
 
@@ -97,14 +96,14 @@ class _State:
         self.hk = np.empty(cap, np.float64)
         self.hid = np.empty(cap, np.int32)
         mcap = 1024 if perm else 1
-        self.mkey = np.zeros(mcap, np.uint64)
-        self.mnode = np.full(mcap, -1, np.int32)
+        self.mslot = np.zeros(mcap, np.uint64)
         self.ist = np.zeros(K.N_STATE, np.int64)
         self.fst = np.zeros(1, np.float64)
         self.inc_prefix = np.zeros(M + 1, np.int32)
         self.path = np.zeros(M + 1, np.int32)
         self.inmask = np.zeros(M, np.bool_)
         self.u = np.zeros(W, np.uint64)
+        self.v = np.zeros(W, np.uint64)
         self.perm = perm
 
     _NODE_FIELDS = ("n_parent", "n_ant", "n_depth", "n_flags", "n_m", "n_lb")
@@ -115,7 +114,7 @@ class _State:
     def growth_plan(self, M: int) -> tuple[int, int, int, int]:
         """(new node cap, new heap cap, new map cap, bytes to allocate) for the next chunk."""
         nn, hs, mc = self.ist[K.S_NODES], self.ist[K.S_HEAP], self.ist[K.S_MAP]
-        ncap, hcap, mcap = self.n_parent.shape[0], self.hk.shape[0], self.mkey.shape[0]
+        ncap, hcap, mcap = self.n_parent.shape[0], self.hk.shape[0], self.mslot.shape[0]
         extra = 0
         new_n = ncap
         if nn + M > ncap:
@@ -127,10 +126,10 @@ class _State:
             extra += new_h * 12
         new_m = mcap
         if self.perm:
-            while 2 * (mc + M) > new_m:
+            while 4 * (mc + M) > 3 * new_m:    # load at most 3/4
                 new_m *= 2
             if new_m != mcap:
-                extra += new_m * 12
+                extra += new_m * 8
         return new_n, new_h, new_m, extra
 
     def grow(self, new_n: int, new_h: int, new_m: int) -> None:
@@ -147,14 +146,13 @@ class _State:
             hk[:hs] = self.hk[:hs]
             hid[:hs] = self.hid[:hs]
             self.hk, self.hid = hk, hid
-        if new_m != self.mkey.shape[0]:
-            mkey = np.zeros(new_m, np.uint64)
-            mnode = np.full(new_m, -1, np.int32)
-            K.map_rehash(self.mkey, self.mnode, mkey, mnode)
-            self.mkey, self.mnode = mkey, mnode
+        if new_m != self.mslot.shape[0]:
+            mslot = np.zeros(new_m, np.uint64)
+            K.map_rehash(self.mslot, mslot)
+            self.mslot = mslot
 
     def allocated_bytes(self) -> int:
-        arrs = [getattr(self, f) for f in self._NODE_FIELDS] + [self.hk, self.hid, self.mkey, self.mnode]
+        arrs = [getattr(self, f) for f in self._NODE_FIELDS] + [self.hk, self.hid, self.mslot]
         return int(sum(a.nbytes for a in arrs))
 
 
@@ -289,8 +287,6 @@ class _Run:
         self._incumbent(init)
         self.root_open = self._root()
         self.params = self._params()
-        self.zob = np.random.default_rng(_ZOBRIST_SEED).integers(0, 2**64 - 1, size=max(M, 1),
-                                                                 dtype=np.uint64, endpoint=True)
         self.history = self.mon.history
         self.gc_runs = self.gc_marked = self.chunks = 0
         self.termination = None
@@ -448,10 +444,10 @@ class _Run:
             budget = min(budget, self.node_limit - int(st.ist[K.S_EXPANDED]))
         tc = time.perf_counter()
         rc = K.search_chunk(kd.capg, kd.tables, kd.upos, kd.umin, kd.allcols, kd.n_heavy_words,
-                            kd.has_umin, self.zob, self.C, self.params, st.n_parent, st.n_ant,
-                            st.n_depth, st.n_flags, st.n_m, st.n_lb, st.hk, st.hid, st.mkey,
-                            st.mnode, st.ist, st.fst, st.inc_prefix, budget, 16 * budget + 4096,
-                            st.path, st.inmask, st.u)
+                            kd.has_umin, self.C, self.params, st.n_parent, st.n_ant,
+                            st.n_depth, st.n_flags, st.n_m, st.n_lb, st.hk, st.hid, st.mslot,
+                            st.ist, st.fst, st.inc_prefix, budget, 16 * budget + 4096,
+                            st.path, st.inmask, st.u, st.v)
         self.chunks += 1
         dt = time.perf_counter() - tc
         if rc == K.RC_BUDGET:
@@ -470,7 +466,7 @@ class _Run:
         """Grow the search arrays, unless the ids or the memory cap forbid it."""
         st = self.st
         new_n, new_h, new_m, extra = st.growth_plan(self.M)
-        if max(new_n, new_h) > _MAX_IDS:
+        if max(new_n, new_h) > _MAX_IDS or new_m > 2**32:
             self._stop(Termination.MEMORY_LIMIT,
                        f"the search reached {_MAX_IDS:,} trie nodes (int32 node ids)")
             return
