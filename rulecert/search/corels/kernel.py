@@ -6,8 +6,9 @@ the Python driver can check time, memory, callbacks and grow arrays between chun
 
 Trie (append-only arrays indexed by node id; a child's id is larger than its parent's):
 ``n_parent`` (int32), ``n_ant`` (int32, last antecedent), ``n_depth`` (int16), ``n_flags``
-(uint8, bit 0 = deleted), ``n_m`` (int32, mistakes of the prefix rules), ``n_lb`` (float64,
-scaled lower bound ``b(d_p)`` plus ``b_0(d_p)`` when the equivalent points bound is on).  A node
+(uint8, bit 0 = deleted), ``n_m`` (int32, mistakes of the prefix rules), ``n_eq`` (int32,
+``N * b_0(d_p)``, the equivalent-points minority left uncaptured, 0 when that bound is off;
+the scaled lower bound is ``n_m + C * depth + n_eq``).  A node
 is dead when it or an ancestor is deleted; deletion is lazy (JMLR section 5.5): the queue
 skips dead nodes when it pops them and :func:`gc_pass` filters them out.  Prefixes, not bit
 vectors, are stored: the uncaptured vector is recomputed from the path when a node is popped.
@@ -160,6 +161,13 @@ def prefix_length_prunes_children(depth, b, R, C, k_max):
     if depth + 1 > k_max:
         return True
     return C > 0.0 and b + C >= R - TOL
+
+
+@njit(cache=True, inline="always")
+def _lb(n_m, n_depth, n_eq, i, C):
+    """The stored node's scaled lower bound ``b(d_p) (+ b_0(d_p))``, with the float operations
+    of its computation when it was created."""
+    return (n_m[i] + C * n_depth[i]) + n_eq[i]
 
 
 @njit(cache=True, inline="always")
@@ -413,7 +421,7 @@ def _priority(policy, depth, lb, b, obj, ncap):
 # ---- the branch-and-bound loop ----------------------------------------------------------------
 @njit(cache=True)
 def search_chunk(capg, tables, upos, umin, allcols, Wh, has_umin, C, params,
-                 n_parent, n_ant, n_depth, n_flags, n_m, n_lb,
+                 n_parent, n_ant, n_depth, n_flags, n_m, n_eq,
                  hk, hid, mslot, ist, fst, inc_prefix,
                  max_expansions, max_pops, path, inmask, u, v):
     """Pop and expand queue nodes (JMLR Algorithms 5 and 6) until a budget, an empty queue,
@@ -464,7 +472,7 @@ def search_chunk(capg, tables, upos, umin, allcols, Wh, has_umin, C, params,
         if dead or (n_flags[x] & DELETED):
             ist[S_SKIP_DEAD] += 1
             continue
-        if use_lb and _node_prunes(n_lb[nd], C, R, look):
+        if use_lb and _node_prunes(_lb(n_m, n_depth, n_eq, nd, C), C, R, look):
             ist[S_SKIP_BOUND] += 1
             continue
         if plen and d + 1 > ist[S_KMAX]:
@@ -523,7 +531,8 @@ def search_chunk(capg, tables, upos, umin, allcols, Wh, has_umin, C, params,
             if K1 >= max_len:
                 ist[S_PR_MAXLEN] += 1
                 continue
-            lbn = b + (mu - mv) if eq else b
+            lbn_eq = (mu - mv) if eq else 0
+            lbn = b + lbn_eq
             if use_lb and _node_prunes(lbn, C, R, look):
                 ist[S_PR_LB] += 1
                 continue
@@ -570,7 +579,7 @@ def search_chunk(capg, tables, upos, umin, allcols, Wh, has_umin, C, params,
             n_depth[nid] = K1
             n_flags[nid] = 0
             n_m[nid] = m_ch
-            n_lb[nid] = lbn
+            n_eq[nid] = lbn_eq
             if mapped:
                 mslot[slot] = (top << _U32) | np.uint64(nid + 1)
             key = _priority(policy, K1, lbn, b, obj, N - pf - nf)
@@ -585,7 +594,7 @@ def search_chunk(capg, tables, upos, umin, allcols, Wh, has_umin, C, params,
 
 # ---- garbage collection and queue scans --------------------------------------------------------
 @njit(cache=True)
-def _mark_dead(n_parent, n_flags, n_lb, nn, dead, R, C, look, use_lb, gc_mark):
+def _mark_dead(n_parent, n_flags, n_m, n_depth, n_eq, nn, dead, R, C, look, use_lb, gc_mark):
     """dead[i] = node i or an ancestor is deleted; with ``gc_mark`` also delete (flag) every node
     whose bound shows its strict extensions cannot beat R (JMLR section 5.5). Returns #marked."""
     marked = 0
@@ -594,7 +603,7 @@ def _mark_dead(n_parent, n_flags, n_lb, nn, dead, R, C, look, use_lb, gc_mark):
         dd = (n_flags[i] & DELETED) != 0
         if not dd and p >= 0 and dead[p]:
             dd = True
-        if not dd and gc_mark and use_lb and _node_prunes(n_lb[i], C, R, look):
+        if not dd and gc_mark and use_lb and _node_prunes(_lb(n_m, n_depth, n_eq, i, C), C, R, look):
             n_flags[i] |= DELETED
             marked += 1
             dd = True
@@ -603,12 +612,12 @@ def _mark_dead(n_parent, n_flags, n_lb, nn, dead, R, C, look, use_lb, gc_mark):
 
 
 @njit(cache=True)
-def gc_pass(n_parent, n_flags, n_lb, n_depth, nn, hk, hid, hsize, R, C, look, use_lb, plen,
+def gc_pass(n_parent, n_flags, n_m, n_depth, n_eq, nn, hk, hid, hsize, R, C, look, use_lb, plen,
             k_max, lifo, dead):
     """Delete nodes that can no longer beat the incumbent and drop dead queue entries.
 
     Returns (new heap size, nodes newly marked deleted)."""
-    marked = _mark_dead(n_parent, n_flags, n_lb, nn, dead, R, C, look, use_lb, True)
+    marked = _mark_dead(n_parent, n_flags, n_m, n_depth, n_eq, nn, dead, R, C, look, use_lb, True)
     k = 0
     for i in range(hsize):
         nid = hid[i]
@@ -624,14 +633,14 @@ def gc_pass(n_parent, n_flags, n_lb, n_depth, nn, hk, hid, hsize, R, C, look, us
 
 
 @njit(cache=True)
-def queue_scan(n_parent, n_flags, n_lb, n_depth, nn, hid, hsize, C, k_max, dead, by_depth):
+def queue_scan(n_parent, n_flags, n_m, n_depth, n_eq, nn, hid, hsize, C, k_max, dead, by_depth):
     """Live queue entries: their count by prefix length (into ``by_depth``) and the minimum of
     ``lb + C`` (Lemma 2 with Theorem 20: every strict extension of a queued prefix has at least
     this scaled objective; the prefix itself was evaluated when it was created).  Entries whose
     extensions are longer than ``k_max`` (Theorem 4) cannot beat the incumbent and are skipped.
 
     Returns (minimum bound or +inf, number of live entries)."""
-    _mark_dead(n_parent, n_flags, n_lb, nn, dead, 0.0, C, False, False, False)
+    _mark_dead(n_parent, n_flags, n_m, n_depth, n_eq, nn, dead, 0.0, C, False, False, False)
     for k in range(by_depth.shape[0]):
         by_depth[k] = 0
     best = np.inf
@@ -646,7 +655,7 @@ def queue_scan(n_parent, n_flags, n_lb, n_depth, nn, hid, hsize, C, k_max, dead,
             by_depth[dep] += 1
         if dep + 1 > k_max:
             continue
-        v = n_lb[nid] + C
+        v = _lb(n_m, n_depth, n_eq, nid, C) + C
         if v < best:
             best = v
     return best, live

@@ -92,7 +92,7 @@ class _State:
         self.n_depth = np.empty(cap, np.int16)
         self.n_flags = np.empty(cap, np.uint8)
         self.n_m = np.empty(cap, np.int32)
-        self.n_lb = np.empty(cap, np.float64)
+        self.n_eq = np.empty(cap, np.int32)
         self.hk = np.empty(cap, np.float64)
         self.hid = np.empty(cap, np.int32)
         mcap = 1024 if perm else 1
@@ -106,30 +106,35 @@ class _State:
         self.v = np.zeros(W, np.uint64)
         self.perm = perm
 
-    _NODE_FIELDS = ("n_parent", "n_ant", "n_depth", "n_flags", "n_m", "n_lb")
+    _NODE_FIELDS = ("n_parent", "n_ant", "n_depth", "n_flags", "n_m", "n_eq")
 
     def node_bytes(self) -> int:
         return sum(getattr(self, f).itemsize for f in self._NODE_FIELDS)
 
     def growth_plan(self, M: int) -> tuple[int, int, int, int]:
-        """(new node cap, new heap cap, new map cap, bytes to allocate) for the next chunk."""
+        """(new node cap, new heap cap, new map cap, bytes the growth adds at its peak).
+
+        :meth:`grow` replaces one array at a time and frees the old one: a node or heap array
+        adds its copied part while it is copied (its slack is touched only as the search fills
+        it, and the memory checks between chunks see that); the map adds its whole new table,
+        which the rehash touches.  The peak is the largest of these."""
         nn, hs, mc = self.ist[K.S_NODES], self.ist[K.S_HEAP], self.ist[K.S_MAP]
         ncap, hcap, mcap = self.n_parent.shape[0], self.hk.shape[0], self.mslot.shape[0]
         extra = 0
         new_n = ncap
         if nn + M > ncap:
             new_n = max(min(int(ncap * 1.6), _MAX_IDS), nn + M + 1)
-            extra += new_n * self.node_bytes()
+            extra = max(extra, nn * max(getattr(self, f).itemsize for f in self._NODE_FIELDS))
         new_h = hcap
         if hs + M > hcap:
             new_h = max(min(int(hcap * 1.6), _MAX_IDS), hs + M + 1)
-            extra += new_h * 12
+            extra = max(extra, hs * 8)
         new_m = mcap
         if self.perm:
             while 4 * (mc + M) > 3 * new_m:    # load at most 3/4
                 new_m *= 2
             if new_m != mcap:
-                extra += new_m * 8
+                extra = max(extra, new_m * 8)
         return new_n, new_h, new_m, extra
 
     def grow(self, new_n: int, new_h: int, new_m: int) -> None:
@@ -317,7 +322,7 @@ class _Run:
         st, bounds, C = self.st, self.bounds, self.C
         R = float(st.fst[0])
         lb_root = float(self.kd.n_minority) if bounds.equivalent_points else 0.0
-        st.n_parent[0], st.n_ant[0], st.n_depth[0], st.n_flags[0], st.n_m[0], st.n_lb[0] = -1, -1, 0, 0, 0, lb_root
+        st.n_parent[0], st.n_ant[0], st.n_depth[0], st.n_flags[0], st.n_m[0], st.n_eq[0] = -1, -1, 0, 0, 0, lb_root
         st.ist[K.S_NODES] = 1
         st.ist[K.S_TRIE_INS] = 1
         root_open = self.M > 0 and self.max_len_eff >= 1
@@ -356,7 +361,7 @@ class _Run:
         nn = int(st.ist[K.S_NODES])
         dead = np.zeros(nn, np.bool_)
         by_depth = np.zeros(self.max_len_eff + 1, np.int64)
-        best, live = K.queue_scan(st.n_parent, st.n_flags, st.n_lb, st.n_depth, nn, st.hid,
+        best, live = K.queue_scan(st.n_parent, st.n_flags, st.n_m, st.n_depth, st.n_eq, nn, st.hid,
                                   int(st.ist[K.S_HEAP]), self.C, int(st.ist[K.S_KMAX]), dead, by_depth)
         return min(float(best), float(st.fst[0])), int(live), by_depth
 
@@ -445,7 +450,7 @@ class _Run:
         tc = time.perf_counter()
         rc = K.search_chunk(kd.capg, kd.tables, kd.upos, kd.umin, kd.allcols, kd.n_heavy_words,
                             kd.has_umin, self.C, self.params, st.n_parent, st.n_ant,
-                            st.n_depth, st.n_flags, st.n_m, st.n_lb, st.hk, st.hid, st.mslot,
+                            st.n_depth, st.n_flags, st.n_m, st.n_eq, st.hk, st.hid, st.mslot,
                             st.ist, st.fst, st.inc_prefix, budget, 16 * budget + 4096,
                             st.path, st.inmask, st.u, st.v)
         self.chunks += 1
@@ -479,7 +484,7 @@ class _Run:
     def _collect_garbage(self) -> None:
         """A better incumbent: drop the queue entries it dominates, record, tell the callback."""
         st, bounds = self.st, self.bounds
-        hs, marked = K.gc_pass(st.n_parent, st.n_flags, st.n_lb, st.n_depth,
+        hs, marked = K.gc_pass(st.n_parent, st.n_flags, st.n_m, st.n_depth, st.n_eq,
                                int(st.ist[K.S_NODES]), st.hk, st.hid, int(st.ist[K.S_HEAP]),
                                float(st.fst[0]), self.C, bounds.lookahead, self.use_lb,
                                bounds.prefix_length, int(st.ist[K.S_KMAX]), self.lifo,
