@@ -212,16 +212,20 @@ def test_kernel_counts_match_on_compas(compas_stem):
 
 
 def test_heap_orders_by_key_then_id():
+    """Entries order like (key, id), (key, -id) for dfs; keys (float32-rounded) of either sign."""
     rng = np.random.default_rng(0)
     for lifo in (False, True):
-        keys = rng.integers(0, 5, size=300).astype(float)
-        hk, hid = np.empty(300), np.empty(300, np.int32)
+        keys = rng.integers(-4, 5, size=300).astype(float) * 1.5 + rng.choice([0.0, np.inf], 300, p=[0.95, 0.05])
+        heap = np.empty(300, np.uint64)
         size = 0
         for i, k in enumerate(keys):
-            size = K.heap_push(hk, hid, size, k, i, lifo)
+            size = K.heap_push(heap, size, np.uint64(K.heap_entry(k, i, lifo)))
         out = []
         while size:
-            nid, size = K.heap_pop(hk, hid, size, lifo)
-            out.append(nid)
+            e, size = K.heap_pop(heap, size)
+            out.append(K.heap_id(np.uint64(e), lifo))
         expect = sorted(range(300), key=lambda i: (keys[i], -i if lifo else i))
         assert out == expect
+    big = 2**31 - 2
+    assert K.heap_id(np.uint64(K.heap_entry(0.0, big, True)), True) == big
+    assert K.heap_id(np.uint64(K.heap_entry(0.0, big, False)), False) == big

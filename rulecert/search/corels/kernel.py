@@ -13,7 +13,8 @@ is dead when it or an ancestor is deleted; deletion is lazy (JMLR section 5.5): 
 skips dead nodes when it pops them and :func:`gc_pass` filters them out.  Prefixes, not bit
 vectors, are stored: the uncaptured vector is recomputed from the path when a node is popped.
 
-Queue: binary heap of (key, node id); ties are broken by node id (FIFO, or LIFO for dfs).
+Queue: binary heap of uint64 entries ordering like (key, node id): the policy's key rounded to
+float32, ties broken by node id (FIFO, or LIFO for dfs); see :func:`heap_entry`.
 
 Symmetry-aware map (JMLR section 5.3, Algorithm 6, keyed on the captured samples as in
 Theorem 15): open addressing with linear probing (load at most 3/4) on a 64-bit hash of the
@@ -211,6 +212,7 @@ _U40 = np.uint64(40)
 _U48 = np.uint64(48)
 _U56 = np.uint64(56)
 _UFF = np.uint64(255)
+_LOW32 = np.uint64(0xFFFFFFFF)
 _F21 = np.int64(FIELD_BITS)
 _F42 = np.int64(2 * FIELD_BITS)
 _FMASK = np.int64(FIELD_MASK)
@@ -267,69 +269,85 @@ def child_counts(capg, tables, upos, umin, allcols, Wh, has_umin, prefix):
 
 
 # ---- heap ---------------------------------------------------------------------------------
+@intrinsic
+def _f32_bits(typingctx, x):
+    sig = types.uint32(types.float32)
+
+    def codegen(context, builder, signature, args):
+        return builder.bitcast(args[0], ir.IntType(32))
+
+    return sig, codegen
+
+
+_SIGN32 = np.uint32(0x80000000)
+_ID_MAX = np.uint64(0x7FFFFFFF)
+
+
 @njit(cache=True, inline="always")
-def _before(k1, i1, k2, i2, lifo):
-    if k1 < k2:
-        return True
-    if k1 > k2:
-        return False
-    return i1 > i2 if lifo else i1 < i2
+def heap_entry(key, nid, lifo):
+    """One uint64 that orders like (key, node id) -- (key, -node id) when ``lifo``: the key
+    rounded to float32 in its order-preserving bit pattern, then the id.  The key only orders
+    the search; every bound is read from the node arrays."""
+    b = _f32_bits(np.float32(key))
+    b = ~b if b & _SIGN32 else b | _SIGN32
+    low = (_ID_MAX - np.uint64(nid)) if lifo else np.uint64(nid)
+    return (np.uint64(b) << _U32) | low
+
+
+@njit(cache=True, inline="always")
+def heap_id(e, lifo):
+    """The node id of a heap entry."""
+    low = e & _LOW32
+    return np.int64(_ID_MAX - low) if lifo else np.int64(low)
 
 
 @njit(cache=True)
-def heap_push(hk, hid, size, key, nid, lifo):
+def heap_push(heap, size, e):
     i = size
     while i > 0:
         par = (i - 1) >> 1
-        if _before(key, nid, hk[par], hid[par], lifo):
-            hk[i] = hk[par]
-            hid[i] = hid[par]
+        if e < heap[par]:
+            heap[i] = heap[par]
             i = par
         else:
             break
-    hk[i] = key
-    hid[i] = nid
+    heap[i] = e
     return size + 1
 
 
 @njit(cache=True)
-def _sift_down(hk, hid, size, i, lifo):
-    key = hk[i]
-    nid = hid[i]
+def _sift_down(heap, size, i):
+    e = heap[i]
     while True:
         l = 2 * i + 1
         if l >= size:
             break
-        r = l + 1
         c = l
-        if r < size and _before(hk[r], hid[r], hk[l], hid[l], lifo):
-            c = r
-        if _before(hk[c], hid[c], key, nid, lifo):
-            hk[i] = hk[c]
-            hid[i] = hid[c]
+        if l + 1 < size and heap[l + 1] < heap[l]:
+            c = l + 1
+        if heap[c] < e:
+            heap[i] = heap[c]
             i = c
         else:
             break
-    hk[i] = key
-    hid[i] = nid
+    heap[i] = e
 
 
 @njit(cache=True)
-def heap_pop(hk, hid, size, lifo):
-    """Remove the top; returns (node id, new size)."""
-    top = hid[0]
+def heap_pop(heap, size):
+    """Remove the top; returns (entry, new size)."""
+    top = heap[0]
     size -= 1
     if size > 0:
-        hk[0] = hk[size]
-        hid[0] = hid[size]
-        _sift_down(hk, hid, size, 0, lifo)
+        heap[0] = heap[size]
+        _sift_down(heap, size, 0)
     return top, size
 
 
 @njit(cache=True)
-def heapify(hk, hid, size, lifo):
+def heapify(heap, size):
     for i in range((size >> 1) - 1, -1, -1):
-        _sift_down(hk, hid, size, i, lifo)
+        _sift_down(heap, size, i)
 
 
 # ---- trie / map helpers -----------------------------------------------------------------------
@@ -373,9 +391,6 @@ def _same_captured(node, u, capg, j, allcols, n_parent, n_ant, n_depth, v, W):
         if v[w] != (u[w] & ~capg[j, w]):
             return False
     return True
-
-
-_LOW32 = np.uint64(0xFFFFFFFF)
 
 
 @njit(cache=True, inline="always")
@@ -422,7 +437,7 @@ def _priority(policy, depth, lb, b, obj, ncap):
 @njit(cache=True)
 def search_chunk(capg, tables, upos, umin, allcols, Wh, has_umin, C, params,
                  n_parent, n_ant, n_depth, n_flags, n_m, n_eq,
-                 hk, hid, mslot, ist, fst, inc_prefix,
+                 heap, mslot, ist, fst, inc_prefix,
                  max_expansions, max_pops, path, inmask, u, v):
     """Pop and expand queue nodes (JMLR Algorithms 5 and 6) until a budget, an empty queue,
     an incumbent improvement (returned after the expansion that found it) or a capacity need."""
@@ -440,7 +455,7 @@ def search_chunk(capg, tables, upos, umin, allcols, Wh, has_umin, C, params,
     lifo = policy == DFS
     use_lb = hier or eq or look
     node_cap = n_parent.shape[0]
-    heap_cap = hk.shape[0]
+    heap_cap = heap.shape[0]
     mcap = mslot.shape[0]
     mmask = np.uint64(mcap - 1)
     mshift = _map_shift(mcap)
@@ -454,7 +469,8 @@ def search_chunk(capg, tables, upos, umin, allcols, Wh, has_umin, C, params,
         if (ist[S_NODES] + M > node_cap or ist[S_HEAP] + M > heap_cap
                 or (perm and 4 * (ist[S_MAP] + M) > 3 * mcap)):
             return RC_GROW
-        nd, hs = heap_pop(hk, hid, ist[S_HEAP], lifo)
+        top, hs = heap_pop(heap, ist[S_HEAP])
+        nd = heap_id(top, lifo)
         ist[S_HEAP] = hs
         pops += 1
         ist[S_POPS] += 1
@@ -583,7 +599,7 @@ def search_chunk(capg, tables, upos, umin, allcols, Wh, has_umin, C, params,
             if mapped:
                 mslot[slot] = (top << _U32) | np.uint64(nid + 1)
             key = _priority(policy, K1, lbn, b, obj, N - pf - nf)
-            ist[S_HEAP] = heap_push(hk, hid, ist[S_HEAP], key, nid, lifo)
+            ist[S_HEAP] = heap_push(heap, ist[S_HEAP], heap_entry(key, nid, lifo))
             if ist[S_HEAP] > ist[S_MAX_HEAP]:
                 ist[S_MAX_HEAP] = ist[S_HEAP]
         for k in range(d):
@@ -612,7 +628,7 @@ def _mark_dead(n_parent, n_flags, n_m, n_depth, n_eq, nn, dead, R, C, look, use_
 
 
 @njit(cache=True)
-def gc_pass(n_parent, n_flags, n_m, n_depth, n_eq, nn, hk, hid, hsize, R, C, look, use_lb, plen,
+def gc_pass(n_parent, n_flags, n_m, n_depth, n_eq, nn, heap, hsize, R, C, look, use_lb, plen,
             k_max, lifo, dead):
     """Delete nodes that can no longer beat the incumbent and drop dead queue entries.
 
@@ -620,20 +636,20 @@ def gc_pass(n_parent, n_flags, n_m, n_depth, n_eq, nn, hk, hid, hsize, R, C, loo
     marked = _mark_dead(n_parent, n_flags, n_m, n_depth, n_eq, nn, dead, R, C, look, use_lb, True)
     k = 0
     for i in range(hsize):
-        nid = hid[i]
+        nid = heap_id(heap[i], lifo)
         if dead[nid]:
             continue
         if plen and n_depth[nid] + 1 > k_max:
             continue
-        hk[k] = hk[i]
-        hid[k] = nid
+        heap[k] = heap[i]
         k += 1
-    heapify(hk, hid, k, lifo)
+    heapify(heap, k)
     return k, marked
 
 
 @njit(cache=True)
-def queue_scan(n_parent, n_flags, n_m, n_depth, n_eq, nn, hid, hsize, C, k_max, dead, by_depth):
+def queue_scan(n_parent, n_flags, n_m, n_depth, n_eq, nn, heap, hsize, lifo, C, k_max, dead,
+               by_depth):
     """Live queue entries: their count by prefix length (into ``by_depth``) and the minimum of
     ``lb + C`` (Lemma 2 with Theorem 20: every strict extension of a queued prefix has at least
     this scaled objective; the prefix itself was evaluated when it was created).  Entries whose
@@ -646,7 +662,7 @@ def queue_scan(n_parent, n_flags, n_m, n_depth, n_eq, nn, hid, hsize, C, k_max, 
     best = np.inf
     live = 0
     for i in range(hsize):
-        nid = hid[i]
+        nid = heap_id(heap[i], lifo)
         if dead[nid]:
             continue
         live += 1
@@ -662,5 +678,5 @@ def queue_scan(n_parent, n_flags, n_m, n_depth, n_eq, nn, hid, hsize, C, k_max, 
 
 
 @njit(cache=True)
-def root_push(hk, hid, key, lifo):
-    return heap_push(hk, hid, 0, key, 0, lifo)
+def root_push(heap, key, lifo):
+    return heap_push(heap, 0, heap_entry(key, 0, lifo))

@@ -93,8 +93,7 @@ class _State:
         self.n_flags = np.empty(cap, np.uint8)
         self.n_m = np.empty(cap, np.int32)
         self.n_eq = np.empty(cap, np.int32)
-        self.hk = np.empty(cap, np.float64)
-        self.hid = np.empty(cap, np.int32)
+        self.heap = np.empty(cap, np.uint64)
         mcap = 1024 if perm else 1
         self.mslot = np.zeros(mcap, np.uint64)
         self.ist = np.zeros(K.N_STATE, np.int64)
@@ -119,7 +118,7 @@ class _State:
         it, and the memory checks between chunks see that); the map adds its whole new table,
         which the rehash touches.  The peak is the largest of these."""
         nn, hs, mc = self.ist[K.S_NODES], self.ist[K.S_HEAP], self.ist[K.S_MAP]
-        ncap, hcap, mcap = self.n_parent.shape[0], self.hk.shape[0], self.mslot.shape[0]
+        ncap, hcap, mcap = self.n_parent.shape[0], self.heap.shape[0], self.mslot.shape[0]
         extra = 0
         new_n = ncap
         if nn + M > ncap:
@@ -145,19 +144,17 @@ class _State:
                 new = np.empty(new_n, old.dtype)
                 new[:nn] = old[:nn]
                 setattr(self, f, new)
-        if new_h != self.hk.shape[0]:
-            hk = np.empty(new_h, np.float64)
-            hid = np.empty(new_h, np.int32)
-            hk[:hs] = self.hk[:hs]
-            hid[:hs] = self.hid[:hs]
-            self.hk, self.hid = hk, hid
+        if new_h != self.heap.shape[0]:
+            heap = np.empty(new_h, np.uint64)
+            heap[:hs] = self.heap[:hs]
+            self.heap = heap
         if new_m != self.mslot.shape[0]:
             mslot = np.zeros(new_m, np.uint64)
             K.map_rehash(self.mslot, mslot)
             self.mslot = mslot
 
     def allocated_bytes(self) -> int:
-        arrs = [getattr(self, f) for f in self._NODE_FIELDS] + [self.hk, self.hid, self.mslot]
+        arrs = [getattr(self, f) for f in self._NODE_FIELDS] + [self.heap, self.mslot]
         return int(sum(a.nbytes for a in arrs))
 
 
@@ -334,7 +331,7 @@ class _Run:
         if root_open:
             key = {"bfs": 0.0, "dfs": 0.0, "lower_bound": lb_root, "objective": R,
                    "curiosity": 0.0}[self.policy]
-            st.ist[K.S_HEAP] = K.root_push(st.hk, st.hid, key, self.lifo)
+            st.ist[K.S_HEAP] = K.root_push(st.heap, key, self.lifo)
             st.ist[K.S_MAX_HEAP] = 1
         return root_open
 
@@ -361,8 +358,9 @@ class _Run:
         nn = int(st.ist[K.S_NODES])
         dead = np.zeros(nn, np.bool_)
         by_depth = np.zeros(self.max_len_eff + 1, np.int64)
-        best, live = K.queue_scan(st.n_parent, st.n_flags, st.n_m, st.n_depth, st.n_eq, nn, st.hid,
-                                  int(st.ist[K.S_HEAP]), self.C, int(st.ist[K.S_KMAX]), dead, by_depth)
+        best, live = K.queue_scan(st.n_parent, st.n_flags, st.n_m, st.n_depth, st.n_eq, nn, st.heap,
+                                  int(st.ist[K.S_HEAP]), self.lifo, self.C, int(st.ist[K.S_KMAX]),
+                                  dead, by_depth)
         return min(float(best), float(st.fst[0])), int(live), by_depth
 
     def incumbent_objective(self) -> float:
@@ -450,7 +448,7 @@ class _Run:
         tc = time.perf_counter()
         rc = K.search_chunk(kd.capg, kd.tables, kd.upos, kd.umin, kd.allcols, kd.n_heavy_words,
                             kd.has_umin, self.C, self.params, st.n_parent, st.n_ant,
-                            st.n_depth, st.n_flags, st.n_m, st.n_eq, st.hk, st.hid, st.mslot,
+                            st.n_depth, st.n_flags, st.n_m, st.n_eq, st.heap, st.mslot,
                             st.ist, st.fst, st.inc_prefix, budget, 16 * budget + 4096,
                             st.path, st.inmask, st.u, st.v)
         self.chunks += 1
@@ -485,7 +483,7 @@ class _Run:
         """A better incumbent: drop the queue entries it dominates, record, tell the callback."""
         st, bounds = self.st, self.bounds
         hs, marked = K.gc_pass(st.n_parent, st.n_flags, st.n_m, st.n_depth, st.n_eq,
-                               int(st.ist[K.S_NODES]), st.hk, st.hid, int(st.ist[K.S_HEAP]),
+                               int(st.ist[K.S_NODES]), st.heap, int(st.ist[K.S_HEAP]),
                                float(st.fst[0]), self.C, bounds.lookahead, self.use_lb,
                                bounds.prefix_length, int(st.ist[K.S_KMAX]), self.lifo,
                                np.zeros(int(st.ist[K.S_NODES]), np.bool_))
