@@ -6,7 +6,7 @@
     python experiments/bench_corels.py --c 0.002 0.001 --repeats 1   # issue 55's target rows
 
 Every run has a memory cap (``--memory-limit-mb``, default 4096: issue 55's target) and a
-wall-clock limit (``--time-limit``, default 600 s); a run they stop is not proven optimal and
+wall-clock limit (``--time-limit``, default 1800 s); a run they stop is not proven optimal and
 its row shows the relative gap (``(objective - bound) / objective``) and the termination.
 
 Each run is a fresh Python process (so peak memory, ``ru_maxrss``, is that run's, including the
@@ -74,7 +74,7 @@ def data_stem() -> Path:
     return root / "compas" / "corels_binarized" / "compas_train"
 
 
-def run_child(stem: Path, c: float, policy: str, time_limit: float = 600.0,
+def run_child(stem: Path, c: float, policy: str, time_limit: float = 1800.0,
               memory_limit_mb: float = 4096.0) -> dict:
     out = subprocess.run([sys.executable, "-c", CHILD, str(stem), repr(c), policy,
                           repr(time_limit), repr(memory_limit_mb)],
@@ -89,7 +89,7 @@ def main(argv=None) -> int:
     ap.add_argument("--policy", default="lower_bound")
     ap.add_argument("--no-warmup", action="store_true")
     ap.add_argument("--json", action="store_true")
-    ap.add_argument("--time-limit", type=float, default=600.0, help="wall seconds per run")
+    ap.add_argument("--time-limit", type=float, default=1800.0, help="wall seconds per run")
     ap.add_argument("--memory-limit-mb", type=float, default=4096.0, help="per run")
     args = ap.parse_args(argv)
     stem = data_stem()
