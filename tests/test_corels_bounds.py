@@ -110,6 +110,61 @@ def test_permutation_bound_corollary_16():
     assert checked > 1000
 
 
+def _uncaptured(p, prefix):
+    u = p.all.copy()
+    for a in prefix:
+        u &= ~p.captures[a]
+    return u.tobytes()
+
+
+@pytest.mark.parametrize("capped", [False, True])
+def test_equivalent_support_theorem_15(capped):
+    """Prefixes that leave the same samples uncaptured (any antecedent sets, any lengths): a
+    strict extension of the one the verdict drops is never better than the best strict extension
+    of the one it keeps (within ``max_length`` when capped) or than the dropped prefix itself
+    (whose objective the search has evaluated: an extension by antecedents of the kept prefix
+    captures nothing more and only adds rules).  Equal lengths compare integer mistakes."""
+    rng = np.random.default_rng(15 + capped)
+    checked = {"drop new": 0, "drop kept": 0, "other sets": 0, "keep both": 0}
+    for _ in range(60):
+        p = tiny_problem(rng, (6, 30))
+        M, n = p.n_antecedents, p.n_samples
+        c = float(rng.choice([0.0, 0.01, 0.02, 0.05, 0.1, 1.0 / n, 2.0 / n]))
+        L = int(rng.integers(1, M + 1)) if capped else None
+        recs = exhaustive(p, c, max_length=L)
+        any_length = L is None or L >= M
+        by_u = {}
+        for pre, r in recs.items():
+            by_u.setdefault(_uncaptured(p, pre), []).append(r)
+        for group in by_u.values():
+            if len(group) > 20:     # pairs of a sample keep the test fast
+                group = [group[i] for i in rng.choice(len(group), 20, replace=False)]
+            for new in group:
+                for kept in group:
+                    if new is kept:
+                        continue
+                    v = B.equivalent_support_verdict(new.prefix_mistakes, new.depth,
+                                                     kept.prefix_mistakes, kept.depth, c * n,
+                                                     any_length)
+                    if v == 1:
+                        checked["drop new"] += 1
+                        assert (min(kept.extension_min, new.scaled_objective)
+                                <= new.extension_min + EPS), (new, kept)
+                    elif v == -1:
+                        checked["drop kept"] += 1
+                        assert (min(new.extension_min, kept.scaled_objective)
+                                <= kept.extension_min + EPS), (new, kept)
+                    else:
+                        checked["keep both"] += 1
+                        assert not any_length and new.depth != kept.depth
+                    if v != 0 and set(new.prefix) != set(kept.prefix):
+                        checked["other sets"] += 1
+                    if new.depth == kept.depth:
+                        assert v == (1 if new.prefix_mistakes >= kept.prefix_mistakes else -1)
+    assert min(checked["drop new"], checked["drop kept"], checked["other sets"]) > 1000, checked
+    assert (checked["keep both"] > 50) if capped else (checked["keep both"] == 0), checked
+
+
 def test_paper_theorem6_floor_form_is_not_used():
     """JMLR eq. (11) with floor and a strict inequality would cut a child with b + C < R when
     (R - b) / C is not an integer; our one-step form keeps it."""
@@ -157,16 +212,20 @@ def test_kernel_counts_match_on_compas(compas_stem):
 
 
 def test_heap_orders_by_key_then_id():
+    """Entries order like (key, id), (key, -id) for dfs; keys (float32-rounded) of either sign."""
     rng = np.random.default_rng(0)
     for lifo in (False, True):
-        keys = rng.integers(0, 5, size=300).astype(float)
-        hk, hid = np.empty(300), np.empty(300, np.int32)
+        keys = rng.integers(-4, 5, size=300).astype(float) * 1.5 + rng.choice([0.0, np.inf], 300, p=[0.95, 0.05])
+        heap = np.empty(300, np.uint64)
         size = 0
         for i, k in enumerate(keys):
-            size = K.heap_push(hk, hid, size, k, i, lifo)
+            size = K.heap_push(heap, size, np.uint64(K.heap_entry(k, i, lifo)))
         out = []
         while size:
-            nid, size = K.heap_pop(hk, hid, size, lifo)
-            out.append(nid)
+            e, size = K.heap_pop(heap, size)
+            out.append(K.heap_id(np.uint64(e), lifo))
         expect = sorted(range(300), key=lambda i: (keys[i], -i if lifo else i))
         assert out == expect
+    big = 2**31 - 2
+    assert K.heap_id(np.uint64(K.heap_entry(0.0, big, True)), True) == big
+    assert K.heap_id(np.uint64(K.heap_entry(0.0, big, False)), False) == big

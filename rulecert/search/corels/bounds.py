@@ -28,13 +28,14 @@ from ... import bits
 # The bound functions are defined in .kernel, next to the search loop that inlines them (numba's
 # on-disk cache only tracks the file of the cached function), and re-exported here.
 from .kernel import (TOL, accurate_support_prunes, default_mistakes,  # noqa: F401
+                     equivalent_support_verdict,
                      hierarchical_lower_bound, lookahead_prunes, max_prefix_length,
                      permutation_dominated, prefix_length_prunes_children, rule_correct,
                      subtree_prunes, support_prunes)
 
 __all__ = ["TOL", "CorelsBounds", "rule_correct", "default_mistakes", "support_prunes",
            "accurate_support_prunes", "hierarchical_lower_bound", "subtree_prunes",
-           "lookahead_prunes", "permutation_dominated", "max_prefix_length",
+           "lookahead_prunes", "permutation_dominated", "equivalent_support_verdict", "max_prefix_length",
            "prefix_length_prunes_children", "child_counts_reference", "prefix_stats_reference"]
 
 
@@ -61,8 +62,9 @@ class CorelsBounds:
         Theorem 20: samples with identical antecedent vectors and opposite labels; the minority
         of each group not yet captured is a lower bound on the default rule's mistakes.
     permutation
-        Corollary 16 through the symmetry-aware map: of all permutations of one antecedent set
-        only the one with the fewest prefix mistakes is kept.
+        Theorem 15 (equivalent support, which includes Corollary 16 on permutations) through the
+        symmetry-aware map: of all prefixes that capture the same samples only the one with the
+        smallest ``b(d_p)`` is kept (under a binding ``max_length`` only when it is no longer).
     prefix_length
         Theorem 4 (global cap ``floor(R^c / c)`` on the length of any list as good as the
         incumbent) and Theorem 6 (per-prefix cap: children only when ``b(d_p) + c`` is below

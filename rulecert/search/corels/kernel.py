@@ -6,18 +6,24 @@ the Python driver can check time, memory, callbacks and grow arrays between chun
 
 Trie (append-only arrays indexed by node id; a child's id is larger than its parent's):
 ``n_parent`` (int32), ``n_ant`` (int32, last antecedent), ``n_depth`` (int16), ``n_flags``
-(uint8, bit 0 = deleted), ``n_m`` (int32, mistakes of the prefix rules), ``n_lb`` (float64,
-scaled lower bound ``b(d_p)`` plus ``b_0(d_p)`` when the equivalent points bound is on).  A node
+(uint8, bit 0 = deleted), ``n_m`` (int32, mistakes of the prefix rules), ``n_eq`` (int32,
+``N * b_0(d_p)``, the equivalent-points minority left uncaptured, 0 when that bound is off;
+the scaled lower bound is ``n_m + C * depth + n_eq``).  A node
 is dead when it or an ancestor is deleted; deletion is lazy (JMLR section 5.5): the queue
 skips dead nodes when it pops them and :func:`gc_pass` filters them out.  Prefixes, not bit
 vectors, are stored: the uncaptured vector is recomputed from the path when a node is popped.
 
-Queue: binary heap of (key, node id); ties are broken by node id (FIFO, or LIFO for dfs).
+Queue: binary heap of uint64 entries ordering like (key, node id): the policy's key rounded to
+float32, ties broken by node id (FIFO, or LIFO for dfs); see :func:`heap_entry`.
 
-Symmetry-aware map (JMLR section 5.3, Algorithm 6): open addressing on a 64-bit Zobrist hash
-of the antecedent *set* (``mkey``) -> node id (``mnode``, -1 = empty).  A hash match is
-verified exactly by walking the stored node's path, so the map is exact.  The kept node's
-prefix mistakes are read from the trie (``n_m``).
+Symmetry-aware map (JMLR section 5.3, Algorithm 6, keyed on the captured samples as in
+Theorem 15): open addressing with linear probing (load at most 3/4) on a 64-bit hash of the
+samples a prefix leaves uncaptured.  A slot (``mslot``, uint64, 0 = empty) packs the hash's top
+32 bits (which also give the home slot) and the node id + 1.  A hash match is verified exactly
+by recomputing the stored node's uncaptured samples from its path, so the map is exact.  Of two
+prefixes leaving the same samples, the one with the smaller ``b(d_p)`` is kept
+(:func:`equivalent_support_verdict`); permutations of one antecedent set (Corollary 16) are
+the special case of equal lengths.
 """
 from __future__ import annotations
 
@@ -112,6 +118,29 @@ def permutation_dominated(new_mistakes, kept_mistakes):
 
 
 @njit(cache=True)
+def equivalent_support_verdict(new_mistakes, new_len, kept_mistakes, kept_len, C, any_length):
+    """Theorem 15 (equivalent support): two prefixes that capture the same samples leave the same
+    subproblem, so every extension of one has the objective of the same extension of the other
+    plus the difference of their hierarchical bounds ``b = mistakes + C * K``.
+
+    Returns 1 when the new prefix is dominated (its ``b`` is no smaller and, unless
+    ``any_length``, it is no shorter: a ``max_length`` cap leaves it no more room), -1 when it
+    dominates the kept one (strictly smaller ``b``, no longer unless ``any_length``), 0 when
+    neither (only under a length cap).  Equal lengths compare integer mistakes (Corollary 16 for
+    permutations); ties keep the kept prefix.
+    """
+    if new_len == kept_len:
+        return 1 if permutation_dominated(new_mistakes, kept_mistakes) else -1
+    b_new = new_mistakes + C * new_len
+    b_kept = kept_mistakes + C * kept_len
+    if b_new >= b_kept and (any_length or new_len > kept_len):
+        return 1
+    if b_new < b_kept and (any_length or new_len < kept_len):
+        return -1
+    return 0
+
+
+@njit(cache=True)
 def max_prefix_length(R, C, M):
     """Theorem 4: any list with objective ``<= R`` (scaled) has at most ``floor(R / C)`` rules
     (and at most ``M``). With ``c = 0`` the only cap is ``M``."""
@@ -133,6 +162,13 @@ def prefix_length_prunes_children(depth, b, R, C, k_max):
     if depth + 1 > k_max:
         return True
     return C > 0.0 and b + C >= R - TOL
+
+
+@njit(cache=True, inline="always")
+def _lb(n_m, n_depth, n_eq, i, C):
+    """The stored node's scaled lower bound ``b(d_p) (+ b_0(d_p))``, with the float operations
+    of its computation when it was created."""
+    return (n_m[i] + C * n_depth[i]) + n_eq[i]
 
 
 @njit(cache=True, inline="always")
@@ -176,6 +212,7 @@ _U40 = np.uint64(40)
 _U48 = np.uint64(48)
 _U56 = np.uint64(56)
 _UFF = np.uint64(255)
+_LOW32 = np.uint64(0xFFFFFFFF)
 _F21 = np.int64(FIELD_BITS)
 _F42 = np.int64(2 * FIELD_BITS)
 _FMASK = np.int64(FIELD_MASK)
@@ -232,98 +269,152 @@ def child_counts(capg, tables, upos, umin, allcols, Wh, has_umin, prefix):
 
 
 # ---- heap ---------------------------------------------------------------------------------
+@intrinsic
+def _f32_bits(typingctx, x):
+    sig = types.uint32(types.float32)
+
+    def codegen(context, builder, signature, args):
+        return builder.bitcast(args[0], ir.IntType(32))
+
+    return sig, codegen
+
+
+_SIGN32 = np.uint32(0x80000000)
+_ID_MAX = np.uint64(0x7FFFFFFF)
+
+
 @njit(cache=True, inline="always")
-def _before(k1, i1, k2, i2, lifo):
-    if k1 < k2:
-        return True
-    if k1 > k2:
-        return False
-    return i1 > i2 if lifo else i1 < i2
+def heap_entry(key, nid, lifo):
+    """One uint64 that orders like (key, node id) -- (key, -node id) when ``lifo``: the key
+    rounded to float32 in its order-preserving bit pattern, then the id.  The key only orders
+    the search; every bound is read from the node arrays."""
+    b = _f32_bits(np.float32(key))
+    b = ~b if b & _SIGN32 else b | _SIGN32
+    low = (_ID_MAX - np.uint64(nid)) if lifo else np.uint64(nid)
+    return (np.uint64(b) << _U32) | low
+
+
+@njit(cache=True, inline="always")
+def heap_id(e, lifo):
+    """The node id of a heap entry."""
+    low = e & _LOW32
+    return np.int64(_ID_MAX - low) if lifo else np.int64(low)
 
 
 @njit(cache=True)
-def heap_push(hk, hid, size, key, nid, lifo):
+def heap_push(heap, size, e):
     i = size
     while i > 0:
         par = (i - 1) >> 1
-        if _before(key, nid, hk[par], hid[par], lifo):
-            hk[i] = hk[par]
-            hid[i] = hid[par]
+        if e < heap[par]:
+            heap[i] = heap[par]
             i = par
         else:
             break
-    hk[i] = key
-    hid[i] = nid
+    heap[i] = e
     return size + 1
 
 
 @njit(cache=True)
-def _sift_down(hk, hid, size, i, lifo):
-    key = hk[i]
-    nid = hid[i]
+def _sift_down(heap, size, i):
+    e = heap[i]
     while True:
         l = 2 * i + 1
         if l >= size:
             break
-        r = l + 1
         c = l
-        if r < size and _before(hk[r], hid[r], hk[l], hid[l], lifo):
-            c = r
-        if _before(hk[c], hid[c], key, nid, lifo):
-            hk[i] = hk[c]
-            hid[i] = hid[c]
+        if l + 1 < size and heap[l + 1] < heap[l]:
+            c = l + 1
+        if heap[c] < e:
+            heap[i] = heap[c]
             i = c
         else:
             break
-    hk[i] = key
-    hid[i] = nid
+    heap[i] = e
 
 
 @njit(cache=True)
-def heap_pop(hk, hid, size, lifo):
-    """Remove the top; returns (node id, new size)."""
-    top = hid[0]
+def heap_pop(heap, size):
+    """Remove the top; returns (entry, new size)."""
+    top = heap[0]
     size -= 1
     if size > 0:
-        hk[0] = hk[size]
-        hid[0] = hid[size]
-        _sift_down(hk, hid, size, 0, lifo)
+        heap[0] = heap[size]
+        _sift_down(heap, size, 0)
     return top, size
 
 
 @njit(cache=True)
-def heapify(hk, hid, size, lifo):
+def heapify(heap, size):
     for i in range((size >> 1) - 1, -1, -1):
-        _sift_down(hk, hid, size, i, lifo)
+        _sift_down(heap, size, i)
 
 
 # ---- trie / map helpers -----------------------------------------------------------------------
+_MIX1 = np.uint64(0xBF58476D1CE4E5B9)
+_MIX2 = np.uint64(0x94D049BB133111EB)
+_HASH0 = np.uint64(0x5EED_C0DE_0123_4567)
+_U27 = np.uint64(27)
+_U30 = np.uint64(30)
+_U31 = np.uint64(31)
+
+
 @njit(cache=True, inline="always")
-def _same_set(node, depth, j, n_parent, n_ant, n_depth, inmask):
-    """Is the antecedent set of ``node`` equal to (prefix marked in ``inmask``) + {j}?"""
-    if n_depth[node] != depth:
-        return False
+def _mix(h):
+    """splitmix64's finalizer (a bijection of uint64 that spreads every bit)."""
+    h = (h ^ (h >> _U30)) * _MIX1
+    h = (h ^ (h >> _U27)) * _MIX2
+    return h ^ (h >> _U31)
+
+
+@njit(cache=True, inline="always")
+def _captured_hash(u, capg, j, W):
+    """Hash of the samples (columns) left uncaptured by the prefix of ``u`` followed by ``j``."""
+    h = _HASH0
+    for w in range(W):
+        h = _mix(h ^ (u[w] & ~capg[j, w]))
+    return h
+
+
+@njit(cache=True, inline="always")
+def _same_captured(node, u, capg, j, allcols, n_parent, n_ant, n_depth, v, W):
+    """Does the prefix of ``node`` leave exactly the samples that ``u`` minus ``j`` leaves?"""
+    for w in range(W):
+        v[w] = allcols[w]
     x = node
-    for _ in range(depth):
+    for _ in range(n_depth[node]):
         a = n_ant[x]
-        if a != j and not inmask[a]:
-            return False
+        for w in range(W):
+            v[w] &= ~capg[a, w]
         x = n_parent[x]
+    for w in range(W):
+        if v[w] != (u[w] & ~capg[j, w]):
+            return False
     return True
 
 
+@njit(cache=True, inline="always")
+def _map_shift(mcap):
+    """Right shift of a 32-bit hash prefix that leaves its home slot in a table of ``mcap``
+    (a power of two, at most 2**32) slots."""
+    k = 0
+    while (1 << k) < mcap:
+        k += 1
+    return np.uint64(32 - k)
+
+
 @njit(cache=True)
-def map_rehash(mkey, mnode, new_key, new_node):
-    mask = np.uint64(new_key.shape[0] - 1)
-    for s in range(mkey.shape[0]):
-        nd = mnode[s]
-        if nd >= 0:
-            h = mkey[s]
-            slot = h & mask
-            while new_node[slot] >= 0:
+def map_rehash(mslot, new_slot):
+    """Move every map entry into the larger table ``new_slot`` (zeroed)."""
+    mask = np.uint64(new_slot.shape[0] - 1)
+    shift = _map_shift(new_slot.shape[0])
+    for s in range(mslot.shape[0]):
+        e = mslot[s]
+        if e != 0:
+            slot = (e >> _U32) >> shift
+            while new_slot[slot] != 0:
                 slot = (slot + np.uint64(1)) & mask
-            new_key[slot] = h
-            new_node[slot] = nd
+            new_slot[slot] = e
 
 
 @njit(cache=True, inline="always")
@@ -344,10 +435,10 @@ def _priority(policy, depth, lb, b, obj, ncap):
 
 # ---- the branch-and-bound loop ----------------------------------------------------------------
 @njit(cache=True)
-def search_chunk(capg, tables, upos, umin, allcols, Wh, has_umin, zob, C, params,
-                 n_parent, n_ant, n_depth, n_flags, n_m, n_lb,
-                 hk, hid, mkey, mnode, ist, fst, inc_prefix,
-                 max_expansions, max_pops, path, inmask, u):
+def search_chunk(capg, tables, upos, umin, allcols, Wh, has_umin, C, params,
+                 n_parent, n_ant, n_depth, n_flags, n_m, n_eq,
+                 heap, mslot, ist, fst, inc_prefix,
+                 max_expansions, max_pops, path, inmask, u, v):
     """Pop and expand queue nodes (JMLR Algorithms 5 and 6) until a budget, an empty queue,
     an incumbent improvement (returned after the expansion that found it) or a capacity need."""
     M, W = capg.shape
@@ -364,9 +455,10 @@ def search_chunk(capg, tables, upos, umin, allcols, Wh, has_umin, zob, C, params
     lifo = policy == DFS
     use_lb = hier or eq or look
     node_cap = n_parent.shape[0]
-    heap_cap = hk.shape[0]
-    mcap = mkey.shape[0]
+    heap_cap = heap.shape[0]
+    mcap = mslot.shape[0]
     mmask = np.uint64(mcap - 1)
+    mshift = _map_shift(mcap)
     expanded = 0
     pops = 0
     while True:
@@ -375,9 +467,10 @@ def search_chunk(capg, tables, upos, umin, allcols, Wh, has_umin, zob, C, params
         if expanded >= max_expansions or pops >= max_pops:
             return RC_BUDGET
         if (ist[S_NODES] + M > node_cap or ist[S_HEAP] + M > heap_cap
-                or (perm and 2 * (ist[S_MAP] + M) > mcap)):
+                or (perm and 4 * (ist[S_MAP] + M) > 3 * mcap)):
             return RC_GROW
-        nd, hs = heap_pop(hk, hid, ist[S_HEAP], lifo)
+        top, hs = heap_pop(heap, ist[S_HEAP])
+        nd = heap_id(top, lifo)
         ist[S_HEAP] = hs
         pops += 1
         ist[S_POPS] += 1
@@ -395,7 +488,7 @@ def search_chunk(capg, tables, upos, umin, allcols, Wh, has_umin, zob, C, params
         if dead or (n_flags[x] & DELETED):
             ist[S_SKIP_DEAD] += 1
             continue
-        if use_lb and _node_prunes(n_lb[nd], C, R, look):
+        if use_lb and _node_prunes(_lb(n_m, n_depth, n_eq, nd, C), C, R, look):
             ist[S_SKIP_BOUND] += 1
             continue
         if plen and d + 1 > ist[S_KMAX]:
@@ -408,11 +501,9 @@ def search_chunk(capg, tables, upos, umin, allcols, Wh, has_umin, zob, C, params
             ist[S_MAX_DEPTH] = d
         for w in range(W):
             u[w] = allcols[w]
-        h0 = np.uint64(0)
         for k in range(d):
             a = path[k]
             inmask[a] = True
-            h0 ^= zob[a]
             for w in range(W):
                 u[w] &= ~capg[a, w]
         pu, nu, mu = _sums(u, capg, -1, tables, upos, umin, Wh, W, has_umin)
@@ -456,36 +547,43 @@ def search_chunk(capg, tables, upos, umin, allcols, Wh, has_umin, zob, C, params
             if K1 >= max_len:
                 ist[S_PR_MAXLEN] += 1
                 continue
-            lbn = b + (mu - mv) if eq else b
+            lbn_eq = (mu - mv) if eq else 0
+            lbn = b + lbn_eq
             if use_lb and _node_prunes(lbn, C, R, look):
                 ist[S_PR_LB] += 1
                 continue
             if plen and prefix_length_prunes_children(K1, b, R, C, ist[S_KMAX]):
                 ist[S_PR_PLEN] += 1
                 continue
-            # ---- symmetry-aware map (Algorithm 6) ----
+            # ---- symmetry-aware map (Algorithm 6), keyed on the captured samples ----
             slot = np.uint64(0)
-            found = False
+            mapped = perm
             if perm:
-                h = h0 ^ zob[j]
-                slot = h & mmask
+                top = _captured_hash(u, capg, j, W) >> _U32
+                slot = top >> mshift
+                old = np.int64(-1)
                 while True:
-                    e = mnode[slot]
-                    if e < 0:
+                    e = mslot[slot]
+                    if e == 0:
                         break
-                    if mkey[slot] == h and _same_set(e, K1, j, n_parent, n_ant, n_depth, inmask):
-                        found = True
-                        break
+                    if (e >> _U32) == top:
+                        x = np.int64(e & _LOW32) - 1
+                        if _same_captured(x, u, capg, j, allcols, n_parent, n_ant, n_depth, v, W):
+                            old = x
+                            break
                     slot = (slot + np.uint64(1)) & mmask
-                if found:
-                    old = mnode[slot]
-                    if permutation_dominated(m_ch, n_m[old]):
+                if old >= 0:
+                    verdict = equivalent_support_verdict(m_ch, K1, n_m[old], n_depth[old], C,
+                                                         max_len >= M)
+                    if verdict > 0:
                         ist[S_MAP_REJ] += 1
                         continue
-                    n_flags[old] |= DELETED
-                    ist[S_MAP_REPL] += 1
+                    if verdict < 0:
+                        n_flags[old] |= DELETED
+                        ist[S_MAP_REPL] += 1
+                    else:   # lengths and bounds disagree under max_length: keep both
+                        mapped = False
                 else:
-                    mkey[slot] = h
                     ist[S_MAP] += 1
                     ist[S_MAP_NEW] += 1
             # ---- insert into trie and queue ----
@@ -497,11 +595,11 @@ def search_chunk(capg, tables, upos, umin, allcols, Wh, has_umin, zob, C, params
             n_depth[nid] = K1
             n_flags[nid] = 0
             n_m[nid] = m_ch
-            n_lb[nid] = lbn
-            if perm:
-                mnode[slot] = nid
+            n_eq[nid] = lbn_eq
+            if mapped:
+                mslot[slot] = (top << _U32) | np.uint64(nid + 1)
             key = _priority(policy, K1, lbn, b, obj, N - pf - nf)
-            ist[S_HEAP] = heap_push(hk, hid, ist[S_HEAP], key, nid, lifo)
+            ist[S_HEAP] = heap_push(heap, ist[S_HEAP], heap_entry(key, nid, lifo))
             if ist[S_HEAP] > ist[S_MAX_HEAP]:
                 ist[S_MAX_HEAP] = ist[S_HEAP]
         for k in range(d):
@@ -512,7 +610,7 @@ def search_chunk(capg, tables, upos, umin, allcols, Wh, has_umin, zob, C, params
 
 # ---- garbage collection and queue scans --------------------------------------------------------
 @njit(cache=True)
-def _mark_dead(n_parent, n_flags, n_lb, nn, dead, R, C, look, use_lb, gc_mark):
+def _mark_dead(n_parent, n_flags, n_m, n_depth, n_eq, nn, dead, R, C, look, use_lb, gc_mark):
     """dead[i] = node i or an ancestor is deleted; with ``gc_mark`` also delete (flag) every node
     whose bound shows its strict extensions cannot beat R (JMLR section 5.5). Returns #marked."""
     marked = 0
@@ -521,7 +619,7 @@ def _mark_dead(n_parent, n_flags, n_lb, nn, dead, R, C, look, use_lb, gc_mark):
         dd = (n_flags[i] & DELETED) != 0
         if not dd and p >= 0 and dead[p]:
             dd = True
-        if not dd and gc_mark and use_lb and _node_prunes(n_lb[i], C, R, look):
+        if not dd and gc_mark and use_lb and _node_prunes(_lb(n_m, n_depth, n_eq, i, C), C, R, look):
             n_flags[i] |= DELETED
             marked += 1
             dd = True
@@ -530,41 +628,41 @@ def _mark_dead(n_parent, n_flags, n_lb, nn, dead, R, C, look, use_lb, gc_mark):
 
 
 @njit(cache=True)
-def gc_pass(n_parent, n_flags, n_lb, n_depth, nn, hk, hid, hsize, R, C, look, use_lb, plen,
+def gc_pass(n_parent, n_flags, n_m, n_depth, n_eq, nn, heap, hsize, R, C, look, use_lb, plen,
             k_max, lifo, dead):
     """Delete nodes that can no longer beat the incumbent and drop dead queue entries.
 
     Returns (new heap size, nodes newly marked deleted)."""
-    marked = _mark_dead(n_parent, n_flags, n_lb, nn, dead, R, C, look, use_lb, True)
+    marked = _mark_dead(n_parent, n_flags, n_m, n_depth, n_eq, nn, dead, R, C, look, use_lb, True)
     k = 0
     for i in range(hsize):
-        nid = hid[i]
+        nid = heap_id(heap[i], lifo)
         if dead[nid]:
             continue
         if plen and n_depth[nid] + 1 > k_max:
             continue
-        hk[k] = hk[i]
-        hid[k] = nid
+        heap[k] = heap[i]
         k += 1
-    heapify(hk, hid, k, lifo)
+    heapify(heap, k)
     return k, marked
 
 
 @njit(cache=True)
-def queue_scan(n_parent, n_flags, n_lb, n_depth, nn, hid, hsize, C, k_max, dead, by_depth):
+def queue_scan(n_parent, n_flags, n_m, n_depth, n_eq, nn, heap, hsize, lifo, C, k_max, dead,
+               by_depth):
     """Live queue entries: their count by prefix length (into ``by_depth``) and the minimum of
     ``lb + C`` (Lemma 2 with Theorem 20: every strict extension of a queued prefix has at least
     this scaled objective; the prefix itself was evaluated when it was created).  Entries whose
     extensions are longer than ``k_max`` (Theorem 4) cannot beat the incumbent and are skipped.
 
     Returns (minimum bound or +inf, number of live entries)."""
-    _mark_dead(n_parent, n_flags, n_lb, nn, dead, 0.0, C, False, False, False)
+    _mark_dead(n_parent, n_flags, n_m, n_depth, n_eq, nn, dead, 0.0, C, False, False, False)
     for k in range(by_depth.shape[0]):
         by_depth[k] = 0
     best = np.inf
     live = 0
     for i in range(hsize):
-        nid = hid[i]
+        nid = heap_id(heap[i], lifo)
         if dead[nid]:
             continue
         live += 1
@@ -573,12 +671,12 @@ def queue_scan(n_parent, n_flags, n_lb, n_depth, nn, hid, hsize, C, k_max, dead,
             by_depth[dep] += 1
         if dep + 1 > k_max:
             continue
-        v = n_lb[nid] + C
+        v = _lb(n_m, n_depth, n_eq, nid, C) + C
         if v < best:
             best = v
     return best, live
 
 
 @njit(cache=True)
-def root_push(hk, hid, key, lifo):
-    return heap_push(hk, hid, 0, key, 0, lifo)
+def root_push(heap, key, lifo):
+    return heap_push(heap, 0, heap_entry(key, 0, lifo))

@@ -31,7 +31,6 @@ logger = logging.getLogger("rulecert.corels")
 SOLVER = "rulecert-corels"
 POLICIES = tuple(K.POLICY_CODES)
 ABS_TOL = 1e-9
-_ZOBRIST_SEED = 0x5EED_C0DE
 _MAX_IDS = 2**31 - 1
 
 
@@ -93,44 +92,48 @@ class _State:
         self.n_depth = np.empty(cap, np.int16)
         self.n_flags = np.empty(cap, np.uint8)
         self.n_m = np.empty(cap, np.int32)
-        self.n_lb = np.empty(cap, np.float64)
-        self.hk = np.empty(cap, np.float64)
-        self.hid = np.empty(cap, np.int32)
+        self.n_eq = np.empty(cap, np.int32)
+        self.heap = np.empty(cap, np.uint64)
         mcap = 1024 if perm else 1
-        self.mkey = np.zeros(mcap, np.uint64)
-        self.mnode = np.full(mcap, -1, np.int32)
+        self.mslot = np.zeros(mcap, np.uint64)
         self.ist = np.zeros(K.N_STATE, np.int64)
         self.fst = np.zeros(1, np.float64)
         self.inc_prefix = np.zeros(M + 1, np.int32)
         self.path = np.zeros(M + 1, np.int32)
         self.inmask = np.zeros(M, np.bool_)
         self.u = np.zeros(W, np.uint64)
+        self.v = np.zeros(W, np.uint64)
         self.perm = perm
 
-    _NODE_FIELDS = ("n_parent", "n_ant", "n_depth", "n_flags", "n_m", "n_lb")
+    _NODE_FIELDS = ("n_parent", "n_ant", "n_depth", "n_flags", "n_m", "n_eq")
 
     def node_bytes(self) -> int:
         return sum(getattr(self, f).itemsize for f in self._NODE_FIELDS)
 
     def growth_plan(self, M: int) -> tuple[int, int, int, int]:
-        """(new node cap, new heap cap, new map cap, bytes to allocate) for the next chunk."""
+        """(new node cap, new heap cap, new map cap, bytes the growth adds at its peak).
+
+        :meth:`grow` replaces one array at a time and frees the old one: a node or heap array
+        adds its copied part while it is copied (its slack is touched only as the search fills
+        it, and the memory checks between chunks see that); the map adds its whole new table,
+        which the rehash touches.  The peak is the largest of these."""
         nn, hs, mc = self.ist[K.S_NODES], self.ist[K.S_HEAP], self.ist[K.S_MAP]
-        ncap, hcap, mcap = self.n_parent.shape[0], self.hk.shape[0], self.mkey.shape[0]
+        ncap, hcap, mcap = self.n_parent.shape[0], self.heap.shape[0], self.mslot.shape[0]
         extra = 0
         new_n = ncap
         if nn + M > ncap:
             new_n = max(min(int(ncap * 1.6), _MAX_IDS), nn + M + 1)
-            extra += new_n * self.node_bytes()
+            extra = max(extra, nn * max(getattr(self, f).itemsize for f in self._NODE_FIELDS))
         new_h = hcap
         if hs + M > hcap:
             new_h = max(min(int(hcap * 1.6), _MAX_IDS), hs + M + 1)
-            extra += new_h * 12
+            extra = max(extra, hs * 8)
         new_m = mcap
         if self.perm:
-            while 2 * (mc + M) > new_m:
+            while 4 * (mc + M) > 3 * new_m:    # load at most 3/4
                 new_m *= 2
             if new_m != mcap:
-                extra += new_m * 12
+                extra = max(extra, new_m * 8)
         return new_n, new_h, new_m, extra
 
     def grow(self, new_n: int, new_h: int, new_m: int) -> None:
@@ -141,20 +144,17 @@ class _State:
                 new = np.empty(new_n, old.dtype)
                 new[:nn] = old[:nn]
                 setattr(self, f, new)
-        if new_h != self.hk.shape[0]:
-            hk = np.empty(new_h, np.float64)
-            hid = np.empty(new_h, np.int32)
-            hk[:hs] = self.hk[:hs]
-            hid[:hs] = self.hid[:hs]
-            self.hk, self.hid = hk, hid
-        if new_m != self.mkey.shape[0]:
-            mkey = np.zeros(new_m, np.uint64)
-            mnode = np.full(new_m, -1, np.int32)
-            K.map_rehash(self.mkey, self.mnode, mkey, mnode)
-            self.mkey, self.mnode = mkey, mnode
+        if new_h != self.heap.shape[0]:
+            heap = np.empty(new_h, np.uint64)
+            heap[:hs] = self.heap[:hs]
+            self.heap = heap
+        if new_m != self.mslot.shape[0]:
+            mslot = np.zeros(new_m, np.uint64)
+            K.map_rehash(self.mslot, mslot)
+            self.mslot = mslot
 
     def allocated_bytes(self) -> int:
-        arrs = [getattr(self, f) for f in self._NODE_FIELDS] + [self.hk, self.hid, self.mkey, self.mnode]
+        arrs = [getattr(self, f) for f in self._NODE_FIELDS] + [self.heap, self.mslot]
         return int(sum(a.nbytes for a in arrs))
 
 
@@ -289,8 +289,6 @@ class _Run:
         self._incumbent(init)
         self.root_open = self._root()
         self.params = self._params()
-        self.zob = np.random.default_rng(_ZOBRIST_SEED).integers(0, 2**64 - 1, size=max(M, 1),
-                                                                 dtype=np.uint64, endpoint=True)
         self.history = self.mon.history
         self.gc_runs = self.gc_marked = self.chunks = 0
         self.termination = None
@@ -321,7 +319,7 @@ class _Run:
         st, bounds, C = self.st, self.bounds, self.C
         R = float(st.fst[0])
         lb_root = float(self.kd.n_minority) if bounds.equivalent_points else 0.0
-        st.n_parent[0], st.n_ant[0], st.n_depth[0], st.n_flags[0], st.n_m[0], st.n_lb[0] = -1, -1, 0, 0, 0, lb_root
+        st.n_parent[0], st.n_ant[0], st.n_depth[0], st.n_flags[0], st.n_m[0], st.n_eq[0] = -1, -1, 0, 0, 0, lb_root
         st.ist[K.S_NODES] = 1
         st.ist[K.S_TRIE_INS] = 1
         root_open = self.M > 0 and self.max_len_eff >= 1
@@ -333,7 +331,7 @@ class _Run:
         if root_open:
             key = {"bfs": 0.0, "dfs": 0.0, "lower_bound": lb_root, "objective": R,
                    "curiosity": 0.0}[self.policy]
-            st.ist[K.S_HEAP] = K.root_push(st.hk, st.hid, key, self.lifo)
+            st.ist[K.S_HEAP] = K.root_push(st.heap, key, self.lifo)
             st.ist[K.S_MAX_HEAP] = 1
         return root_open
 
@@ -360,8 +358,9 @@ class _Run:
         nn = int(st.ist[K.S_NODES])
         dead = np.zeros(nn, np.bool_)
         by_depth = np.zeros(self.max_len_eff + 1, np.int64)
-        best, live = K.queue_scan(st.n_parent, st.n_flags, st.n_lb, st.n_depth, nn, st.hid,
-                                  int(st.ist[K.S_HEAP]), self.C, int(st.ist[K.S_KMAX]), dead, by_depth)
+        best, live = K.queue_scan(st.n_parent, st.n_flags, st.n_m, st.n_depth, st.n_eq, nn, st.heap,
+                                  int(st.ist[K.S_HEAP]), self.lifo, self.C, int(st.ist[K.S_KMAX]),
+                                  dead, by_depth)
         return min(float(best), float(st.fst[0])), int(live), by_depth
 
     def incumbent_objective(self) -> float:
@@ -448,10 +447,10 @@ class _Run:
             budget = min(budget, self.node_limit - int(st.ist[K.S_EXPANDED]))
         tc = time.perf_counter()
         rc = K.search_chunk(kd.capg, kd.tables, kd.upos, kd.umin, kd.allcols, kd.n_heavy_words,
-                            kd.has_umin, self.zob, self.C, self.params, st.n_parent, st.n_ant,
-                            st.n_depth, st.n_flags, st.n_m, st.n_lb, st.hk, st.hid, st.mkey,
-                            st.mnode, st.ist, st.fst, st.inc_prefix, budget, 16 * budget + 4096,
-                            st.path, st.inmask, st.u)
+                            kd.has_umin, self.C, self.params, st.n_parent, st.n_ant,
+                            st.n_depth, st.n_flags, st.n_m, st.n_eq, st.heap, st.mslot,
+                            st.ist, st.fst, st.inc_prefix, budget, 16 * budget + 4096,
+                            st.path, st.inmask, st.u, st.v)
         self.chunks += 1
         dt = time.perf_counter() - tc
         if rc == K.RC_BUDGET:
@@ -470,7 +469,7 @@ class _Run:
         """Grow the search arrays, unless the ids or the memory cap forbid it."""
         st = self.st
         new_n, new_h, new_m, extra = st.growth_plan(self.M)
-        if max(new_n, new_h) > _MAX_IDS:
+        if max(new_n, new_h) > _MAX_IDS or new_m > 2**32:
             self._stop(Termination.MEMORY_LIMIT,
                        f"the search reached {_MAX_IDS:,} trie nodes (int32 node ids)")
             return
@@ -483,8 +482,8 @@ class _Run:
     def _collect_garbage(self) -> None:
         """A better incumbent: drop the queue entries it dominates, record, tell the callback."""
         st, bounds = self.st, self.bounds
-        hs, marked = K.gc_pass(st.n_parent, st.n_flags, st.n_lb, st.n_depth,
-                               int(st.ist[K.S_NODES]), st.hk, st.hid, int(st.ist[K.S_HEAP]),
+        hs, marked = K.gc_pass(st.n_parent, st.n_flags, st.n_m, st.n_depth, st.n_eq,
+                               int(st.ist[K.S_NODES]), st.heap, int(st.ist[K.S_HEAP]),
                                float(st.fst[0]), self.C, bounds.lookahead, self.use_lb,
                                bounds.prefix_length, int(st.ist[K.S_KMAX]), self.lifo,
                                np.zeros(int(st.ist[K.S_NODES]), np.bool_))
