@@ -65,7 +65,8 @@ def main(argv=None, *, started: float | None = None) -> int:
         from ..monitor import catch_interrupt
         check_output_paths(args)
         check_plot_path(args)
-        if getattr(args, "data", None):
+        from ._run import SOLVING
+        if args.command in SOLVING:
             from ._data import data_path
             data_path(args)                     # a missing file or a folder: before any work
         with catch_interrupt(), announce_compile(args):

@@ -29,9 +29,13 @@ from datetime import datetime, timezone
 
 from ..monitor import interrupt_requested
 from .learners import THREAD_ENV, run_cell
-from .options import add_arguments
+from . import options
 from .store import HOST, Store
 from .study import Study, expand
+
+
+add_arguments = options.add_arguments
+"""The engine options of ``rulecert run`` (:mod:`.options`), for scripts."""
 
 
 @contextlib.contextmanager
@@ -344,6 +348,3 @@ def run_from_args(study: Study, args, **kwargs) -> dict:
     return run(study, jobs=args.jobs, dask=args.dask, scheduler=args.scheduler,
                results=args.results, retry_errors=args.retry_errors, only=only,
                report_only=getattr(args, "report_only", False), **kwargs)
-
-
-__all__ = ["add_arguments", "connect", "local_cluster", "run", "run_from_args", "thread_env"]
