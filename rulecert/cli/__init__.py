@@ -60,14 +60,14 @@ def main(argv=None, *, started: float | None = None) -> int:
     warnings.showwarning = _one_line_warning
     try:
         from ._plot import check_plot_path
-        from ._run import (EXIT_INTERRUPTED, announce_compile, check_output_paths, os_error_text,
-                           start_progress, stop_progress, value_error_text, write_files)
+        from ._data import data_path
+        from ._run import (EXIT_INTERRUPTED, SOLVING, announce_compile, check_output_paths,
+                           os_error_text, start_progress, stop_progress, value_error_text,
+                           write_files)
         from ..monitor import catch_interrupt
         check_output_paths(args)
         check_plot_path(args)
-        from ._run import SOLVING
         if args.command in SOLVING:
-            from ._data import data_path
             data_path(args)                     # a missing file or a folder: before any work
         with catch_interrupt(), announce_compile(args):
             start_progress(args)

@@ -58,7 +58,7 @@ class CommandProgress:
         self._sample: tuple[dict, float] | None = None
         self._lock = threading.Lock()
         self._closed = threading.Event()
-        self._next = started + float(after)
+        self._next = started + self.after
         threading.Thread(target=self._run, name="rulecert-progress", daemon=True).start()
 
     def __call__(self, info: dict) -> bool:

@@ -37,14 +37,14 @@ def add_parser(sub) -> None:
 
 def run(args) -> int:
     from ..crosscheck import crosscheck_rule_list
-    from ..mipmodels.rulelist.formulation import check_size
     from ..monitor import stop_check
     from ._data import class_labels, load_problem, preparation_monitor, time_left
     from ._plot import write_plot
     from ._run import exit_code, progress
     problem, desc = load_problem(args)
-    check_size(problem, args.backend, args.max_rules or 1,     # the groups, on the clock
-               check=stop_check(preparation_monitor(args), "grouping the samples"))
+    # the groups (cached) on the command's clock: the MIP's size check before either solver
+    # counts on them
+    problem.group_rows(stop_check(preparation_monitor(args), "grouping the samples"))
     res = crosscheck_rule_list(problem, args.c, max_rules=args.max_rules, backend=args.backend,
                                time_limit=time_left(args), seed=args.seed,
                                node_limit=args.node_limit, mip_node_limit=args.mip_node_limit,

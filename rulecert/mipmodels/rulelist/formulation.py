@@ -330,33 +330,27 @@ def _parse_cuts(cuts, backend: str = "cpsat") -> tuple[str, ...]:
     return out
 
 
-def estimate_nonzeros(G: GroupData, n_antecedents: int, max_rules: int) -> int:
-    """Rough count of constraint-matrix nonzeros of the model (for the size check)."""
-    return _nonzeros(G.P.sum(axis=1), n_antecedents, max_rules)
-
-
 def _nonzeros(deg: np.ndarray, n_antecedents: int, max_rules: int) -> int:
-    """:func:`estimate_nonzeros` from each group's number of capturing antecedents."""
+    """Rough count of constraint-matrix nonzeros of the model (for the size check), from
+    each group's number of capturing antecedents."""
     K = int(max_rules)
     deg = np.asarray(deg, dtype=np.int64)
     per_group = np.where(deg > 0, 2 * K * (deg + 1) + K * (K + 1) + 2 * K * deg, 0) + 2 * K + 4
     return int(per_group.sum() + 4 * K * n_antecedents + 8 * K * len(deg) + 2 * K)
 
 
-def check_size(problem, backend: str, max_rules: int, G: GroupData | None = None,
-               check=None) -> int:
+def check_size(problem, backend: str, max_rules: int, G: GroupData | None = None) -> int:
     """The model's estimated nonzeros with ``max_rules`` positions; ``ValueError`` above the
     backend's limit (:data:`MAX_NONZEROS`).  Without ``G`` it is counted on the problem's
-    packed groups (:meth:`rulecert.RuleProblem.group_rows`, ``check`` asked while they are
-    computed), never the dense patterns: a problem too large for the model is refused
-    before any work."""
+    packed groups (:meth:`rulecert.RuleProblem.group_rows`), never the dense patterns: a
+    problem too large for the model is refused before any work."""
     if backend not in MAX_NONZEROS:
         raise ValueError(f"backend must be one of {BACKENDS}, got {backend!r}")
     M = problem.n_antecedents
     if G is not None:
         deg, n_groups = G.P.sum(axis=1), G.n_groups
     else:
-        rows, _, pos, neg = problem.group_rows(check)
+        rows, _, pos, neg = problem.group_rows()
         deg = np.bitwise_count(rows).sum(axis=1)[(pos + neg) > 0]
         n_groups = len(deg)
     nnz = _nonzeros(deg, M, max_rules)
