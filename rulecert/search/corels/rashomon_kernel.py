@@ -13,6 +13,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+# numba's on-disk cache checks only this file: change it too when extension_bound changes
 from .kernel import extension_bound
 
 RC_DONE, RC_BUDGET, RC_FULL, RC_MODELS = 0, 1, 2, 3
