@@ -229,3 +229,51 @@ def test_heap_orders_by_key_then_id():
     big = 2**31 - 2
     assert K.heap_id(np.uint64(K.heap_entry(0.0, big, True)), True) == big
     assert K.heap_id(np.uint64(K.heap_entry(0.0, big, False)), False) == big
+
+
+# ---- the gain bound (the lookahead's count of what later rules can fix) ------------------------
+@pytest.mark.parametrize("capped", [False, True])
+def test_gain_bound_never_exceeds_the_best_strict_extension(capped):
+    """For every prefix, the gain bound from its exact counts (``gain_bound``), and for every
+    child the bound from the parent's counts (``child_gain_bound``), are at most the best
+    objective of any strict extension (within ``max_length`` when capped); the whole samples
+    stored for the child keep its lower bound at most its own objective."""
+    rng = np.random.default_rng(55 + capped)
+    checked = {"parent": 0, "child": 0, "stronger than Lemma 2": 0}
+    for _ in range(40):
+        p = tiny_problem(rng, (6, 40))
+        M, n = p.n_antecedents, p.n_samples
+        c = float(rng.choice([0.0, 0.01, 0.02, 0.05, 1.0 / n, 2.0 / n]))
+        C = c * n
+        L = int(rng.integers(1, M + 1)) if capped else M
+        recs = exhaustive(p, c, max_length=L)
+        kd = build_kernel_data(p)
+        fig, arg = np.zeros(8), np.zeros(4, np.int64)
+        for pre, r in recs.items():
+            if len(pre) >= L:
+                continue
+            pos, neg, mnr, pu, nu, mu = K.child_counts(kd.capg, kd.tables, kd.upos, kd.umin,
+                                                       kd.allcols, kd.n_heavy_words, kd.has_umin,
+                                                       np.array(pre, np.int32))
+            inmask = np.zeros(M, np.bool_)
+            inmask[list(pre)] = True
+            K.gain_figures(pos, neg, mnr, inmask, fig, arg)
+            b = r.prefix_mistakes + C * len(pre)
+            for mn in (mu, 0):      # with and without the equivalent-points minority
+                assert K.gain_bound(b, pu, nu, mn, fig, L - len(pre), C) <= r.extension_min + EPS
+                checked["parent"] += 1
+            for j in range(M):
+                ch = recs[pre + (j,)] if j not in pre else None
+                if ch is None or len(pre) + 1 >= L:
+                    continue
+                bc = ch.prefix_mistakes + C * ch.depth
+                gb = K.child_gain_bound(bc, pu, nu, mu - mnr[j], pos[j], neg[j], mnr[j], j, fig,
+                                        arg, L - ch.depth, C)
+                assert gb <= ch.extension_min + EPS, (pre, j, c, L)
+                e = K.gain_stored_eq(gb, bc, C)
+                assert ch.minority_left <= e <= ch.default_mistakes
+                assert bc + e + C <= gb + EPS
+                checked["child"] += 1
+                checked["stronger than Lemma 2"] += gb > bc + C + ch.minority_left + EPS
+    assert checked["parent"] > 1000 and checked["child"] > 1000, checked
+    assert checked["stronger than Lemma 2"] > 40, checked

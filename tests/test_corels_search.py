@@ -145,6 +145,33 @@ def test_max_length_agrees_with_restricted_brute_force():
                 assert "max_length" in cert.message and "may bind" in cert.message
 
 
+def test_gain_bound_lookahead_agrees_with_brute_force():
+    """With the lookahead (and so the gain bound) on and off, with and without max_length, the
+    search certifies the brute-force optimum; stopped by a node limit, every recorded bound
+    (the open queue's, from the stored gain bounds) is at most the optimum."""
+    rng = np.random.default_rng(55)
+    cut = stopped = 0
+    for i in range(80):
+        p = random_problem(rng, (10, 60), (2, 7))
+        c = pick_c(rng, p.n_samples)
+        L = None if i % 2 else int(rng.integers(1, 4))
+        best = brute_force_optimum(p, c, max_length=L)
+        for look in (True, False):
+            model, cert = run(p, c, max_length=L, bounds=CorelsBounds(lookahead=look),
+                              policy=POLICIES[i % len(POLICIES)])
+            assert_optimal(p, c, model, cert, best)
+            gain = cert.stats["pruned_gain"] + cert.stats["expansions_closed_by_gain"]
+            cut += gain
+            assert look or gain == 0
+        model, cert = run(p, c, max_length=L, node_limit=int(rng.integers(1, 4)),
+                          history_every=1e-9)
+        check_model(p, c, model, cert)
+        stopped += cert.termination is Termination.NODE_LIMIT
+        for h in cert.history:
+            assert h["lower_bound"] <= best[3] + 1e-12 <= h["objective"] + 2e-12
+    assert cut > 15 and stopped > 10, (cut, stopped)
+
+
 def test_max_length_not_binding_is_recognized():
     # large c: Theorem 4 caps every optimal list at floor(R/c) <= 1 rule
     rng = np.random.default_rng(5)

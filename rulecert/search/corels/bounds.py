@@ -53,7 +53,9 @@ class CorelsBounds:
         Theorem 1: prune a prefix whose lower bound ``b(d_p)`` (plus the equivalent points
         bound when on) reaches the incumbent objective.
     lookahead
-        Lemma 2: prune a prefix's extensions when ``b(d_p) + c`` reaches the incumbent.
+        Lemma 2: prune a prefix's extensions when ``b(d_p) + c`` reaches the incumbent; with it
+        the gain bound (module doc of :mod:`.rashomon`), a lookahead that also counts what the
+        rules after the prefix can fix at most.
     support
         Theorem 10: every rule of an optimal list captures at least a fraction ``c``.
     accurate_support

@@ -7,8 +7,10 @@ the Python driver can check time, memory, callbacks and grow arrays between chun
 Trie (append-only arrays indexed by node id; a child's id is larger than its parent's):
 ``n_parent`` (int32), ``n_ant`` (int32, last antecedent), ``n_depth`` (int16), ``n_flags``
 (uint8, bit 0 = deleted), ``n_m`` (int32, mistakes of the prefix rules), ``n_eq`` (int32,
-``N * b_0(d_p)``, the equivalent-points minority left uncaptured, 0 when that bound is off;
-the scaled lower bound is ``n_m + C * depth + n_eq``).  A node
+``N * b_0(d_p)``, the equivalent-points minority left uncaptured, 0 when that bound is off,
+raised with the lookahead to the gain bound's whole samples beyond ``C``; the scaled lower
+bound ``lb = n_m + C * depth + n_eq`` is at most the prefix's own objective, and ``lb + C``
+bounds its strict extensions).  A node
 is dead when it or an ancestor is deleted; deletion is lazy (JMLR section 5.5): the queue
 skips dead nodes when it pops them and :func:`gc_pass` filters them out.  Prefixes, not bit
 vectors, are stored: the uncaptured vector is recomputed from the path when a node is popped.
@@ -24,6 +26,13 @@ by recomputing the stored node's uncaptured samples from its path, so the map is
 prefixes leaving the same samples, the one with the smaller ``b(d_p)`` is kept
 (:func:`equivalent_support_verdict`); permutations of one antecedent set (Corollary 16) are
 the special case of equal lengths.
+
+The lookahead includes the gain bound (module doc of :mod:`.rashomon`, bullet "gain bound"):
+an expansion first counts every child, then closes the node at once when the bound on all its
+strict extensions (from those exact counts) reaches the incumbent; otherwise each child gets
+the bound from its parent's counts (:func:`child_gain_bound`) and is not queued when that
+reaches the incumbent (its own objective is checked first).  Tails are capped at
+``max_length`` and, with the prefix-length bound, at Theorem 4's ``k_max``.
 """
 from __future__ import annotations
 
@@ -177,6 +186,117 @@ def _node_prunes(lb, C, R, look):
     return lookahead_prunes(lb, C, R) if look else subtree_prunes(lb, R)
 
 
+# ---- the gain bound (module doc of .rashomon; shared with the Rashomon enumeration) ----------
+@njit(cache=True)
+def tail_cost(X, m, first, gain, jmax, Cs):
+    """Least ``j Cs + max(m, X - first - (j - 1) gain)`` over ``1 <= j <= jmax``.
+
+    The gain bound (module doc of :mod:`.rashomon`) on a tail of ``j`` rules after a prefix
+    whose default then predicts a label ``l``: ``X`` uncaptured samples are not labelled ``l``,
+    ``m`` is the uncaptured equivalent-points minority, the tail's first rule fixes at most
+    ``first`` of the ``X`` and each later rule at most ``gain``.  The expression is convex in
+    ``j``: its least value is at ``j = 1`` or next to the kink.  Scalars or arrays alike.
+    """
+    one = Cs + np.maximum(m, X - first)
+    r = 1.0 + (X - first - m) / np.maximum(gain, 1e-300)
+    jf = np.minimum(jmax, np.maximum(1.0, np.floor(r)))
+    jc = np.minimum(jmax, np.maximum(1.0, np.ceil(r)))
+    return np.minimum(one, np.minimum(jf * Cs + np.maximum(m, X - first - (jf - 1) * gain),
+                                      jc * Cs + np.maximum(m, X - first - (jc - 1) * gain)))
+
+
+@njit(cache=True)
+def extension_bound(b, deficit, pos, tot, mn, g0, g1, f0, f1, jmax, Cs, opt_scaled):
+    """Scaled lower bound on every list that extends by 1 to ``jmax`` rules a prefix with
+    scaled bound ``b`` and deficit ``deficit`` that leaves ``pos`` positives, ``tot`` samples and
+    ``mn`` equivalent-points minority uncaptured, where no antecedent fixes more than ``g0``
+    positives (for a default 0) or ``g1`` negatives (default 1) and the first rule appended
+    at most ``f0`` or ``f1``."""
+    tail = np.minimum(tail_cost(pos, mn, f0, g0, jmax, Cs),
+                      tail_cost(tot - pos, mn, f1, g1, jmax, Cs))
+    return np.maximum(b + tail, opt_scaled + deficit + np.maximum(0.0, Cs - np.maximum(g0, g1)))
+
+
+@njit(cache=True)
+def gain_figures(cpos, cneg, cmin, inmask, fig, arg):
+    """What one antecedent ``m`` not in the prefix (``inmask[m]`` False) fixes within the samples
+    U the prefix leaves uncaptured, ``cpos/cneg/cmin[m]`` being its positives, negatives and
+    equivalent-points minority in U, for a default 0 and 1: group by group (``g0 = pos - min``,
+    ``g1 = neg - min``, for any part of its capture) and net (``n0 = pos - neg``,
+    ``n1 = neg - pos``, for all of it), at least 0.  ``fig`` gets the best and the second best
+    of each, ``[g0, g0', g1, g1', n0, n0', n1, n1']``, ``arg`` the antecedent of each best."""
+    g0 = g0s = g1 = g1s = n0 = n0s = n1 = n1s = np.int64(0)
+    ag0 = ag1 = an0 = an1 = np.int64(-1)
+    for m in range(cpos.shape[0]):
+        if inmask[m]:
+            continue
+        p = cpos[m]
+        n = cneg[m]
+        mn = cmin[m]
+        x = p - mn
+        if x > g0s:
+            if x > g0:
+                g0s, g0, ag0 = g0, x, m
+            else:
+                g0s = x
+        x = n - mn
+        if x > g1s:
+            if x > g1:
+                g1s, g1, ag1 = g1, x, m
+            else:
+                g1s = x
+        x = p - n
+        if x > n0s:
+            if x > n0:
+                n0s, n0, an0 = n0, x, m
+            else:
+                n0s = x
+        x = -x
+        if x > n1s:
+            if x > n1:
+                n1s, n1, an1 = n1, x, m
+            else:
+                n1s = x
+    fig[0], fig[1], fig[2], fig[3] = g0, g0s, g1, g1s
+    fig[4], fig[5], fig[6], fig[7] = n0, n0s, n1, n1s
+    arg[0], arg[1], arg[2], arg[3] = ag0, ag1, an0, an1
+
+
+@njit(cache=True)
+def gain_bound(b, pu, nu, mn, fig, jmax, C):
+    """The gain bound on every strict extension (``1 <= j <= jmax`` more rules) of a prefix with
+    scaled bound ``b`` that leaves ``pu`` positives, ``nu`` negatives and ``mn`` minority (0
+    without that bound) uncaptured, from its exact :func:`gain_figures` (the first rule
+    appended fixes at most the net figure, every later one at most the group-by-group one)."""
+    return extension_bound(b, 0.0, pu, pu + nu, mn, fig[0], fig[2], min(fig[4], fig[0]),
+                           min(fig[6], fig[2]), jmax, C, -np.inf)
+
+
+@njit(cache=True)
+def child_gain_bound(b, pu, nu, mn, pv, nv, mv, j, fig, arg, jmax, C):
+    """The gain bound on every strict extension of the child ``p + j`` (scaled bound ``b``;
+    ``j`` captures ``pv`` positives, ``nv`` negatives and ``mv`` minority of the parent's
+    uncaptured ``pu``, ``nu``; the child leaves ``mn`` minority, 0 without that bound)
+    from the parent's :func:`gain_figures`: after ``j`` an antecedent ``m`` fixes group by group
+    at most what it did before (the best over ``m != j``), and its net figure grows by at most
+    what ``j`` takes that ``m`` would get wrong, ``j``'s group-by-group figure for the other
+    default (module doc of :mod:`.rashomon`, bullet "gain bound")."""
+    c0 = fig[1] if j == arg[0] else fig[0]
+    c1 = fig[3] if j == arg[1] else fig[2]
+    e0 = min(c0, max(0.0, (fig[5] if j == arg[2] else fig[4]) + (nv - mv)))
+    e1 = min(c1, max(0.0, (fig[7] if j == arg[3] else fig[6]) + (pv - mv)))
+    return extension_bound(b, 0.0, pu - pv, pu + nu - pv - nv, mn, c0, c1, e0, e1, jmax, C,
+                           -np.inf)
+
+
+@njit(cache=True, inline="always")
+def gain_stored_eq(bound, b, C):
+    """The whole samples ``e`` stored for a node whose strict extensions cost at least ``bound``,
+    so that ``b + e + C <= bound`` (within TOL): its lower bound ``b + e`` (``_lb``) stays at most
+    its own objective, and ``b + e + C`` still bounds its strict extensions."""
+    return np.int64(math.floor(bound - b - C + TOL))
+
+
 # ---- constants ----------------------------------------------------------------------------
 DELETED = np.uint8(1)
 
@@ -192,14 +312,16 @@ N_PARAMS = 10
 # integer state (int64 array)
 (S_NODES, S_HEAP, S_MAP, S_INC_LEN, S_INC_M, S_INC_K, S_KMAX, S_EXPANDED, S_POPS, S_MAX_HEAP,
  S_TRIE_INS, S_MAP_NEW, S_MAP_REPL, S_MAP_REJ, S_PR_SUPP, S_PR_ACC, S_PR_HIER, S_PR_LB,
- S_PR_PLEN, S_PR_MAXLEN, S_SKIP_DEAD, S_SKIP_BOUND, S_IMPROVED, S_CHILDREN, S_MAX_DEPTH) = range(25)
-N_STATE = 25
+ S_PR_PLEN, S_PR_MAXLEN, S_SKIP_DEAD, S_SKIP_BOUND, S_IMPROVED, S_CHILDREN, S_MAX_DEPTH,
+ S_PR_GAIN, S_CLOSED_GAIN) = range(27)
+N_STATE = 27
 STATE_NAMES = ["nodes", "heap", "map_entries", "inc_len", "inc_mistakes", "inc_rules", "k_max",
                "nodes_expanded", "queue_pops", "max_queue_size", "trie_insertions",
                "map_insertions_new", "map_replacements", "map_rejections", "pruned_support",
                "pruned_accurate_support", "pruned_hierarchical", "pruned_lookahead_or_equivalent",
                "pruned_prefix_length", "pruned_max_length", "popped_dead", "popped_bound",
-               "incumbent_updates", "children_evaluated", "max_depth_expanded"]
+               "incumbent_updates", "children_evaluated", "max_depth_expanded", "pruned_gain",
+               "expansions_closed_by_gain"]
 
 # return codes of search_chunk
 RC_BUDGET, RC_EMPTY, RC_GROW, RC_IMPROVED = 0, 1, 2, 3
@@ -459,6 +581,12 @@ def search_chunk(capg, tables, upos, umin, allcols, Wh, has_umin, C, params,
     mcap = mslot.shape[0]
     mmask = np.uint64(mcap - 1)
     mshift = _map_shift(mcap)
+    # the children's counts (evaluated before any is queued) and their gain figures
+    cpos = np.zeros(M, np.int64)
+    cneg = np.zeros(M, np.int64)
+    cmin = np.zeros(M, np.int64)
+    fig = np.zeros(8, np.float64)
+    arg = np.zeros(4, np.int64)
     expanded = 0
     pops = 0
     while True:
@@ -511,10 +639,28 @@ def search_chunk(capg, tables, upos, umin, allcols, Wh, has_umin, C, params,
         K1 = d + 1
         improved = False
         for j in range(M):
+            if not inmask[j]:
+                ist[S_CHILDREN] += 1
+                cpos[j], cneg[j], cmin[j] = _sums(u, capg, j, tables, upos, umin, Wh, W, has_umin)
+        # the gain bound: with the exact counts, on every strict extension of the node (all its
+        # children at once); the longest tail is capped by max_length and Theorem 4
+        L = max_len
+        if plen and ist[S_KMAX] < L:
+            L = ist[S_KMAX]
+        if look:
+            gain_figures(cpos, cneg, cmin, inmask, fig, arg)
+            if (K1 <= L and gain_bound(m_par + C * d, pu, nu, mu if eq else 0, fig, L - d, C)
+                    >= R - TOL):
+                ist[S_CLOSED_GAIN] += 1
+                for k in range(d):
+                    inmask[path[k]] = False
+                continue
+        for j in range(M):
             if inmask[j]:
                 continue
-            ist[S_CHILDREN] += 1
-            pv, nv, mv = _sums(u, capg, j, tables, upos, umin, Wh, W, has_umin)
+            pv = cpos[j]
+            nv = cneg[j]
+            mv = cmin[j]
             ncap = pv + nv
             if supp and support_prunes(ncap, C):
                 ist[S_PR_SUPP] += 1
@@ -555,6 +701,19 @@ def search_chunk(capg, tables, upos, umin, allcols, Wh, has_umin, C, params,
             if plen and prefix_length_prunes_children(K1, b, R, C, ist[S_KMAX]):
                 ist[S_PR_PLEN] += 1
                 continue
+            if look:   # the gain bound from the parent's counts; stored in whole samples
+                L = max_len
+                if plen and ist[S_KMAX] < L:
+                    L = ist[S_KMAX]
+                gb = child_gain_bound(b, pu, nu, (mu - mv) if eq else 0, pv, nv, mv, j, fig, arg,
+                                      L - K1, C)
+                if gb >= R - TOL:
+                    ist[S_PR_GAIN] += 1
+                    continue
+                e = gain_stored_eq(gb, b, C)
+                if e > lbn_eq:
+                    lbn_eq = e
+                    lbn = b + lbn_eq
             # ---- symmetry-aware map (Algorithm 6), keyed on the captured samples ----
             slot = np.uint64(0)
             mapped = perm

@@ -5,44 +5,18 @@ Same bounds and the same arithmetic as :class:`rulecert.search.corels.rashomon._
 identical samples, with the search state in preallocated arrays indexed by depth so that a run
 can stop after a budget of expansions (for the time limit) and resume.  ``tests/test_rashomon.py``
 checks that every policy returns the same lists after expanding the same number of prefixes.
-:func:`extension_bound` and :func:`tail_cost` serve both (the reference calls them on arrays).
+:func:`~.kernel.extension_bound` (defined in :mod:`.kernel`, where the CORELS search uses it too)
+serves both (the reference calls it on arrays).
 """
 from __future__ import annotations
 
 import numba
 import numpy as np
 
+# numba's on-disk cache checks only this file: change it too when extension_bound changes
+from .kernel import extension_bound
+
 RC_DONE, RC_BUDGET, RC_FULL, RC_MODELS = 0, 1, 2, 3
-
-
-@numba.njit(cache=True)
-def tail_cost(X, m, first, gain, jmax, Cs):
-    """Least ``j Cs + max(m, X - first - (j - 1) gain)`` over ``1 <= j <= jmax``.
-
-    The gain bound (module doc of :mod:`.rashomon`) on a tail of ``j`` rules after a prefix
-    whose default then predicts a label ``l``: ``X`` uncaptured samples are not labelled ``l``,
-    ``m`` is the uncaptured equivalent-points minority, the tail's first rule fixes at most
-    ``first`` of the ``X`` and each later rule at most ``gain``.  The expression is convex in
-    ``j``: its least value is at ``j = 1`` or next to the kink.  Scalars or arrays alike.
-    """
-    one = Cs + np.maximum(m, X - first)
-    r = 1.0 + (X - first - m) / np.maximum(gain, 1e-300)
-    jf = np.minimum(jmax, np.maximum(1.0, np.floor(r)))
-    jc = np.minimum(jmax, np.maximum(1.0, np.ceil(r)))
-    return np.minimum(one, np.minimum(jf * Cs + np.maximum(m, X - first - (jf - 1) * gain),
-                                      jc * Cs + np.maximum(m, X - first - (jc - 1) * gain)))
-
-
-@numba.njit(cache=True)
-def extension_bound(b, deficit, pos, tot, mn, g0, g1, f0, f1, jmax, Cs, opt_scaled):
-    """Scaled lower bound on every list that extends by 1 to ``jmax`` rules a prefix with
-    scaled bound ``b`` and deficit ``deficit`` that leaves ``pos`` positives, ``tot`` samples and
-    ``mn`` equivalent-points minority uncaptured, where no antecedent fixes more than ``g0``
-    positives (for a default 0) or ``g1`` negatives (default 1) and the first rule appended
-    at most ``f0`` or ``f1``."""
-    tail = np.minimum(tail_cost(pos, mn, f0, g0, jmax, Cs),
-                      tail_cost(tot - pos, mn, f1, g1, jmax, Cs))
-    return np.maximum(b + tail, opt_scaled + deficit + np.maximum(0.0, Cs - np.maximum(g0, g1)))
 
 
 @numba.njit(cache=True)
