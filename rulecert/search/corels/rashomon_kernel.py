@@ -80,15 +80,16 @@ def _bound_parts(pos, tot, mn, g0, g1, f0, f1, jmax, Cs):
 def _memo_slot(mrow, d, words):
     """The slot of the memo table ``mrow`` (rows ``[depth, U's words...]``, a power-of-two
     number of them) that holds the prefixes of ``d`` rules leaving ``words`` uncaptured, or
-    ``-(a free or evictable slot) - 1`` when none does.  Two slots are probed; a row matches
+    ``-(a free or evictable slot) - 1`` when none does.  Four slots are probed; a row matches
     only when its depth and every word are equal (a collision of the hash is never a hit)."""
     h = np.uint64(d) * np.uint64(0x9E3779B97F4A7C15)
     for w in range(words.shape[0]):
         h = (h ^ words[w]) * np.uint64(0xBF58476D1CE4E5B9)
         h ^= h >> np.uint64(31)
-    i0 = np.int64(h & np.uint64(mrow.shape[0] - 1))
+    ways = min(4, mrow.shape[0])
+    i0 = np.int64(h & np.uint64(mrow.shape[0] - ways))
     free = -1
-    for i in (i0, i0 ^ 1):
+    for i in range(i0, i0 + ways):
         if mrow[i, 0] == np.uint64(d):
             same = True
             for w in range(words.shape[0]):
