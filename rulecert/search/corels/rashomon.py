@@ -74,9 +74,10 @@ enumerated only with ``min_capture=0`` (the default 1 requires every rule to cap
 one sample not captured before it).
 
 The set does not depend on the search order (``policy``): depth first (least memory, and the
-memo), breadth first, or smallest bound first.  Limits (``node_limit``, ``time_limit``, ``max_models``) stop the
-enumeration cleanly: the lists found are then a subset of the set, and the certificate gives the
-smallest objective any missing list could have (the least bound over the unexplored frontier).
+memo), breadth first, or smallest bound first.  Limits (``node_limit``, ``time_limit``,
+``max_models``) stop the enumeration cleanly: the lists found are then a subset of the set, and
+the certificate gives the smallest objective any missing list could have (the least bound over
+the unexplored frontier).
 Ctrl-C stops it the same way (``termination = "interrupted"``), and so does a default memory
 cap (``memory_limit_mb="auto"``, ``"memory_limit"``).
 """
