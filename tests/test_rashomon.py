@@ -127,9 +127,11 @@ def test_extension_bounds_never_exceed_the_brute_force_minimum():
     assert checked > 200 and tight > 50
 
 
-def test_policies_expand_the_same_prefixes_on_tiny_instances():
-    """A prefix is expanded when its parent's bound keeps it, whatever the order: the
-    compiled search and the reference agree prefix count for prefix count."""
+def test_policies_expand_the_same_prefixes_on_tiny_instances(monkeypatch):
+    """A prefix is expanded when its parent's bound keeps it, whatever the order: without its
+    memo the compiled search and the reference agree prefix count for prefix count; with it
+    the compiled search expands no more and lists the same."""
+    from rulecert.search.corels import rashomon
     rng = np.random.default_rng(56)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -137,9 +139,42 @@ def test_policies_expand_the_same_prefixes_on_tiny_instances():
             P = _random_problem(rng, n_max=40, m_max=6)
             c = float(rng.choice([0.01, 0.02, 0.05]))
             eps = float(rng.choice([0.05, 0.2, 0.5]))
+            memo = rashomon_set(P, c, epsilon=eps)
+            monkeypatch.setattr(rashomon, "MEMO_BYTES", 0)
             sets = [rashomon_set(P, c, epsilon=eps, policy=pol) for pol in POLICIES]
+            monkeypatch.undo()
             assert len({s.certificate.nodes for s in sets}) == 1
-            assert sets[0].prefixes == sets[1].prefixes == sets[2].prefixes
+            assert memo.certificate.nodes <= sets[0].certificate.nodes
+            assert memo.prefixes == sets[0].prefixes == sets[1].prefixes == sets[2].prefixes
+
+
+def test_the_memo_keeps_the_set_exact_with_a_full_or_colliding_table(monkeypatch):
+    """The depth-first search's memo (what lies below a prefix depends on the order of its
+    rules only through b and the deficit) cuts later orderings of the same rules: the set
+    equals brute force with the default table and with a table of two rows, where every key
+    lands on the same two slots (collisions, evictions at every store); and the memo cuts."""
+    from rulecert.search.corels import rashomon
+    rng = np.random.default_rng(57)
+    nodes = {}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for i in range(16):
+            P = _random_problem(rng, n_max=50, m_max=7)
+            c = float(rng.choice([0.0, 0.01, 0.02]))
+            eps = float(rng.choice([0.1, 0.3, 0.6]))
+            min_capture = int(rng.choice([0, 1]))
+            L = (3, 4)[i % 2]   # several orderings of one set reach the last depths
+            truth = None
+            for name, size in (("off", 0), ("two rows", 2 * (8 * 2 + 16)),
+                               ("default", rashomon.MEMO_BYTES)):
+                monkeypatch.setattr(rashomon, "MEMO_BYTES", size)
+                rs = rashomon_set(P, c, epsilon=eps, min_capture=min_capture, max_length=L)
+                if truth is None:
+                    truth = _brute_force(P, c, rs.threshold, min_capture, max_length=L)
+                assert rs.certificate.complete
+                assert sorted(rs.prefixes) == sorted(truth), (i, name)
+                nodes[name] = nodes.get(name, 0) + rs.certificate.nodes
+    assert nodes["default"] < nodes["off"] and nodes["two rows"] <= nodes["off"]
 
 
 def test_threshold_equal_to_the_optimum_gives_the_optimal_lists():

@@ -56,15 +56,28 @@ Which of the JMLR bounds stay valid for enumeration (Angelino et al. 2018; Mata 
   set and drops the others: distinct lists, so it must not drop anything here.  Not used.
   (Lists that differ only in the order of rules capturing disjoint samples predict alike:
   :class:`~rulecert.models.RashomonSet` counts distinct prediction vectors separately.)
+* **memo** (what the permutation map's insight gives here; depth first only): below a prefix
+  ``p``, everything but ``b(p)`` and its deficit depends only on the samples ``p`` leaves
+  uncaptured and on ``|p|`` -- the antecedents allowed (those of ``p`` capture nothing more),
+  their counts, every increment the bounds above add to ``b(p)`` or to the deficit.  Each
+  expansion keeps, under (U, ``|p|``), the least increment of the objective bound and of the
+  deficit over the strict extensions of ``p`` (the child itself, or the bound on what extends
+  it, child by child, after the bound on the whole tail).  A prefix with the same U and
+  length -- another ordering of the same rules -- is then cut by its parent, unexpanded, when
+  its ``b`` plus the first or ``OPT`` plus its deficit plus the second passes the threshold.
+  The table is a fixed-size cache (``MEMO_BYTES``): a row matches only on its depth and every
+  word of U, never on the hash alone, and an evicted row costs only the expansion it would
+  have saved; so the set does not change, only how many prefixes are expanded.
 
 A rule that newly captures no sample changes no prediction but costs ``c``; such lists are
 enumerated only with ``min_capture=0`` (the default 1 requires every rule to capture at least
 one sample not captured before it).
 
-The set does not depend on the search order (``policy``): depth first (least memory), breadth
-first, or smallest bound first.  Limits (``node_limit``, ``time_limit``, ``max_models``) stop the
-enumeration cleanly: the lists found are then a subset of the set, and the certificate gives the
-smallest objective any missing list could have (the least bound over the unexplored frontier).
+The set does not depend on the search order (``policy``): depth first (least memory, and the
+memo), breadth first, or smallest bound first.  Limits (``node_limit``, ``time_limit``,
+``max_models``) stop the enumeration cleanly: the lists found are then a subset of the set, and
+the certificate gives the smallest objective any missing list could have (the least bound over
+the unexplored frontier).
 Ctrl-C stops it the same way (``termination = "interrupted"``), and so does a default memory
 cap (``memory_limit_mb="auto"``, ``"memory_limit"``).
 """
@@ -84,9 +97,14 @@ from ...models.rashomon import EnumerationCertificate, RashomonSet
 from ...monitor import Monitor, catch_interrupt
 from ...problem import RuleProblem
 from . import rashomon_kernel as RK
+from .kernel import extension_bound
 from . import loop
 
 POLICIES = ("dfs", "bfs", "lower_bound")
+MEMO_BYTES = 256 * 2**20
+"""Bytes of the depth-first search's memo table (a cache of what an expansion found that does
+not depend on the order of the prefix's rules, :func:`.rashomon_kernel.dfs`): the pages are
+taken as the table fills, and count under the memory cap."""
 DEFAULT_MAX_MODELS = 1_000_000
 """Default cap on the lists kept (a prefix tuple and an objective each, about 150 bytes): past
 it the enumeration stops with ``termination = "model_limit"``, the count and the bound on the
@@ -435,6 +453,7 @@ class _Enumeration:
         ch_def, ch_deep = np.zeros((D, M)), np.zeros((D, M))
         nch, nxt = np.zeros(D, dtype=np.int64), np.zeros(D, dtype=np.int64)
         state = np.zeros(2, dtype=np.int64)
+        Uw, captw, mrow, mval = self._memo_tables(G, D)
         cap = 4096 + M
         out_prefix = np.zeros((cap, max(D, 1)), dtype=np.int64)
         out_len, out_obj = np.zeros(cap, dtype=np.int64), np.zeros(cap)
@@ -455,7 +474,8 @@ class _Enumeration:
                         prefix, b, mk, deficit, ch_ants, ch_b, ch_mk, ch_def, ch_deep, nch, nxt, state, self.Cs, self.T,
                         self.opt_scaled, self.L, self.min_capture, self.c, float(self.N),
                         self.threshold + self.include_tol, out_prefix, out_len, out_obj, nout,
-                        step, -1 if max_models is None else max(0, max_models - len(self.found)))
+                        step, -1 if max_models is None else max(0, max_models - len(self.found)),
+                        Uw, captw, mrow, mval)
             if rc == RK.RC_DONE:
                 break
             if rc == RK.RC_MODELS:
@@ -487,6 +507,24 @@ class _Enumeration:
             self._open_bound = RK.open_bound(ch_deep, nch, nxt, int(state[0]))
             self._open_count = RK.open_count(nch, nxt, int(state[0]))
         return result
+
+    def _memo_tables(self, G, D):
+        """The depth-first search's memo (:func:`.rashomon_kernel.dfs`): U as bit words per
+        depth, each antecedent's capture as bit words, and the table (rows ``[depth, U's
+        words]``, two bounds each) -- the most rows that fit :data:`MEMO_BYTES` and the memory
+        cap, at most a few per possible key, one (no memo) when none fit."""
+        W = (G + 63) // 64
+        bits = np.zeros((self.M, W * 64), dtype=bool)
+        bits[:, :G] = self.capt
+        captw = np.packbits(bits, axis=1, bitorder="little").view("<u8").astype(np.uint64)
+        Uw = np.zeros((D, W), dtype=np.uint64)
+        Uw[0] = np.packbits(np.arange(W * 64) < G, bitorder="little").view("<u8")
+        row = 8 * (W + 1) + 16
+        rows = 1 << max(0, min(int(MEMO_BYTES // row).bit_length() - 1,
+                               min(G, 40) + int(D).bit_length() + 1))
+        while rows > 1 and self.monitor.would_exceed_memory(rows * row):
+            rows //= 2
+        return Uw, captw, np.zeros((rows, W + 1), dtype=np.uint64), np.zeros((rows, 2))
 
     def sorted_lists(self, chunk: int = 1 << 16):
         """(prefixes, objectives, left_out): the lists found sorted by objective, ties by
@@ -536,7 +574,7 @@ class _Enumeration:
         g, f = self._gains(prefix, counts)
         g0, g1 = g.max(axis=0)
         f0, f1 = np.minimum(f.max(axis=0), (g0, g1))
-        return float(RK.extension_bound(b, deficit, left[0], left[1], left[2], g0, g1, f0, f1,
+        return float(extension_bound(b, deficit, left[0], left[1], left[2], g0, g1, f0, f1,
                                         float(self.L - len(prefix)), self.Cs, self.opt_scaled))
 
     def _children_bounds(self, prefix, cand, b_child, deficit_child, left_child, counts):
@@ -556,7 +594,7 @@ class _Enumeration:
                          np.minimum(g[None, :, :], net[None, :, :] + wrong[:, None, :]),
                          0.0).max(axis=1)
         first = np.minimum(np.maximum(first, 0.0), gain)
-        return RK.extension_bound(b_child, deficit_child, left_child[0], left_child[1],
+        return extension_bound(b_child, deficit_child, left_child[0], left_child[1],
                                   left_child[2], gain[:, 0], gain[:, 1], first[:, 0],
                                   first[:, 1], float(self.L - len(prefix) - 1), self.Cs,
                                   self.opt_scaled)
