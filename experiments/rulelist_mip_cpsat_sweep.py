@@ -90,10 +90,11 @@ def run_config(problem, G, c, K, prefix, params, cuts, dtime, seed, log):
     cpu0, t0 = cpu_seconds(), time.perf_counter()
     st = solver.solve(m)
     wall, cpu = time.perf_counter() - t0, cpu_seconds() - cpu0
-    obj = solver.objective_value / scale
-    bound = solver.best_objective_bound / scale
+    found = st in (cp_model.OPTIMAL, cp_model.FEASIBLE)  # else stopped in presolve: no figures
+    obj = solver.objective_value / scale if found else float("nan")
+    bound = solver.best_objective_bound / scale if found else float("nan")
     return {"status": solver.status_name(st), "obj": obj, "bound": bound,
-            "gap": (obj - bound) / obj, "dtime": solver.response_proto.deterministic_time,
+            "gap": (obj - bound) / obj if found else float("nan"), "dtime": solver.response_proto.deterministic_time,
             "wall": wall, "cpu": cpu, "rows": model.n_constraints,
             "load": os.getloadavg()[0]}
 
