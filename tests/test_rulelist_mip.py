@@ -250,9 +250,9 @@ def test_disjoint_cut_keeps_the_optimum():
         p = one_hot_problem(rng, n_max=60 if i < 3 else 120)
         c = float(rng.choice([0.0, 0.01, 0.02, 0.05]))
         K = int(rng.integers(2, 4))
-        rows += sum(nm.startswith("disjoint") for nm in RuleListMIP(p, c, K, cuts=True).row_names)
+        rows += sum(nm.startswith("disjoint") for nm in RuleListMIP(p, c, K, cuts=RL.CUT_FAMILIES).row_names)
         with _nowarn():
-            _, a = solve(p, c, max_rules=K, backend="cpsat", cuts=True, length_bound=False)
+            _, a = solve(p, c, max_rules=K, backend="cpsat", cuts=RL.CUT_FAMILIES, length_bound=False)
             _, b = solve(p, c, max_rules=K, backend="cpsat", cuts=others, length_bound=False)
             _, h = solve(p, c, max_rules=K, backend="highs", cuts=["disjoint"], length_bound=False)
         assert a.proven_optimal and b.proven_optimal and h.proven_optimal
