@@ -54,8 +54,8 @@ class CorelsBounds:
         bound when on) reaches the incumbent objective.
     lookahead
         Lemma 2: prune a prefix's extensions when ``b(d_p) + c`` reaches the incumbent; with it
-        the gain bound (module doc of :mod:`.rashomon`), a lookahead that also counts what the
-        rules after the prefix can fix at most.
+        the gain bound (module doc of :mod:`rulecert.search.corels.rashomon`), a lookahead
+        that also counts what the rules after the prefix can fix at most.
     support
         Theorem 10: every rule of an optimal list captures at least a fraction ``c``.
     accurate_support

@@ -27,7 +27,7 @@ prefixes leaving the same samples, the one with the smaller ``b(d_p)`` is kept
 (:func:`equivalent_support_verdict`); permutations of one antecedent set (Corollary 16) are
 the special case of equal lengths.
 
-The lookahead includes the gain bound (module doc of :mod:`.rashomon`, bullet "gain bound"):
+The lookahead includes the gain bound (module doc of :mod:`rulecert.search.corels.rashomon`, bullet "gain bound"):
 an expansion first counts every child, then closes the node at once when the bound on all its
 strict extensions (from those exact counts) reaches the incumbent; otherwise each child gets
 the bound from its parent's counts (:func:`child_gain_bound`) and is not queued when that
@@ -191,7 +191,7 @@ def _node_prunes(lb, C, R, look):
 def tail_cost(X, m, first, gain, jmax, Cs):
     """Least ``j Cs + max(m, X - first - (j - 1) gain)`` over ``1 <= j <= jmax``.
 
-    The gain bound (module doc of :mod:`.rashomon`) on a tail of ``j`` rules after a prefix
+    The gain bound (module doc of :mod:`rulecert.search.corels.rashomon`) on a tail of ``j`` rules after a prefix
     whose default then predicts a label ``l``: ``X`` uncaptured samples are not labelled ``l``,
     ``m`` is the uncaptured equivalent-points minority, the tail's first rule fixes at most
     ``first`` of the ``X`` and each later rule at most ``gain``.  The expression is convex in
@@ -280,7 +280,7 @@ def child_gain_bound(b, pu, nu, mn, pv, nv, mv, j, fig, arg, jmax, C):
     from the parent's :func:`gain_figures`: after ``j`` an antecedent ``m`` fixes group by group
     at most what it did before (the best over ``m != j``), and its net figure grows by at most
     what ``j`` takes that ``m`` would get wrong, ``j``'s group-by-group figure for the other
-    default (module doc of :mod:`.rashomon`, bullet "gain bound")."""
+    default (module doc of :mod:`rulecert.search.corels.rashomon`, bullet "gain bound")."""
     c0 = fig[1] if j == arg[0] else fig[0]
     c1 = fig[3] if j == arg[1] else fig[2]
     e0 = min(c0, max(0.0, (fig[5] if j == arg[2] else fig[4]) + (nv - mv)))

@@ -4,7 +4,7 @@ Same bounds and the same arithmetic as :class:`rulecert.search.corels.rashomon._
 (the readable reference used by the ``"bfs"`` and ``"lower_bound"`` policies), over groups of
 identical samples, with the search state in preallocated arrays indexed by depth so that a run
 can stop after a budget of expansions (for the time limit) and resume; plus the memo (module
-doc of :mod:`.rashomon`, :func:`dfs`), which only the depth-first search has.
+doc of :mod:`rulecert.search.corels.rashomon`, :func:`dfs`), which only the depth-first search has.
 ``tests/test_rashomon.py`` checks that every policy returns the same lists, after expanding the
 same number of prefixes when the memo is off.
 :func:`~.kernel.extension_bound` and :func:`~.kernel.tail_cost` (defined in :mod:`.kernel`, where the
@@ -26,7 +26,7 @@ def _first_gain(counts, d, a, w0, w1):
     """The most the first rule after antecedent ``a`` fixes within U[d] minus what ``a``
     takes, for a default 0 and 1: over the antecedents ``m`` other than ``a``,
     ``min(g_m, n_m + w)`` (``w``: what ``a`` takes that is wrong for that default), at least 0
-    (module doc of :mod:`.rashomon`; the prefix's antecedents count 0)."""
+    (module doc of :mod:`rulecert.search.corels.rashomon`; the prefix's antecedents count 0)."""
     e0 = 0.0
     e1 = 0.0
     for m in range(counts.shape[1]):
