@@ -27,7 +27,8 @@ prefixes leaving the same samples, the one with the smaller ``b(d_p)`` is kept
 (:func:`equivalent_support_verdict`); permutations of one antecedent set (Corollary 16) are
 the special case of equal lengths.
 
-The lookahead includes the gain bound (module doc of :mod:`rulecert.search.corels.rashomon`, bullet "gain bound"):
+The lookahead includes the gain bound (module doc of :mod:`rulecert.search.corels.rashomon`,
+bullet "gain bound"):
 an expansion first counts every child, then closes the node at once when the bound on all its
 strict extensions (from those exact counts) reaches the incumbent; otherwise each child gets
 the bound from its parent's counts (:func:`child_gain_bound`) and is not queued when that
@@ -191,7 +192,8 @@ def _node_prunes(lb, C, R, look):
 def tail_cost(X, m, first, gain, jmax, Cs):
     """Least ``j Cs + max(m, X - first - (j - 1) gain)`` over ``1 <= j <= jmax``.
 
-    The gain bound (module doc of :mod:`rulecert.search.corels.rashomon`) on a tail of ``j`` rules after a prefix
+    The gain bound (module doc of :mod:`rulecert.search.corels.rashomon`) on a tail of ``j``
+    rules after a prefix
     whose default then predicts a label ``l``: ``X`` uncaptured samples are not labelled ``l``,
     ``m`` is the uncaptured equivalent-points minority, the tail's first rule fixes at most
     ``first`` of the ``X`` and each later rule at most ``gain``.  The expression is convex in

@@ -3,12 +3,13 @@
 Same bounds and the same arithmetic as :class:`rulecert.search.corels.rashomon._Enumeration`
 (the readable reference used by the ``"bfs"`` and ``"lower_bound"`` policies), over groups of
 identical samples, with the search state in preallocated arrays indexed by depth so that a run
-can stop after a budget of expansions (for the time limit) and resume; plus the memo (module
-doc of :mod:`rulecert.search.corels.rashomon`, :func:`dfs`), which only the depth-first search has.
+can stop after a budget of expansions (for the time limit) and resume; plus the memo
+(module doc of :mod:`rulecert.search.corels.rashomon`, :func:`dfs`), which only the
+depth-first search has.
 ``tests/test_rashomon.py`` checks that every policy returns the same lists, after expanding the
 same number of prefixes when the memo is off.
-:func:`~.kernel.extension_bound` and :func:`~.kernel.tail_cost` (defined in :mod:`.kernel`, where the
-CORELS search uses them too) serve both (the reference calls them on arrays).
+:func:`~.kernel.extension_bound` and :func:`~.kernel.tail_cost` (defined in :mod:`.kernel`,
+where the CORELS search uses them too) serve both (the reference calls them on arrays).
 """
 from __future__ import annotations
 
