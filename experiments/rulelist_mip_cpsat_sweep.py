@@ -21,11 +21,10 @@ from __future__ import annotations
 
 import argparse
 import os
-import resource
-import subprocess
 import time
 import warnings
 
+from bench_rulelist_mip_compas import commit, cpu_seconds   # experiments/ is on the path
 from rulecert.datasets import load_compas_corels_problem
 from rulecert.mipmodels.rulelist import CUT_FAMILIES, DEFAULT_CUTS
 from rulecert.mipmodels.rulelist.fit import CPSAT_PARAMETERS
@@ -50,19 +49,6 @@ CONFIGS = {  # name -> (CP-SAT parameters, cut families); subsolver names: ortoo
     "portfolio": ({}, DEFAULT),
     "default_again": (dict(CPSAT_PARAMETERS), DEFAULT),
 }
-
-
-def cpu_seconds() -> float:
-    ru = resource.getrusage(resource.RUSAGE_SELF)
-    return ru.ru_utime + ru.ru_stime
-
-
-def commit() -> str:
-    try:
-        return subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
-                              text=True, check=True).stdout.strip()
-    except Exception:  # pragma: no cover - outside a git checkout
-        return "unknown"
 
 
 def run_config(problem, G, c, K, prefix, params, cuts, dtime, seed, log):
