@@ -255,9 +255,7 @@ def test_gain_bound_never_exceeds_the_best_strict_extension(capped):
             pos, neg, mnr, pu, nu, mu = K.child_counts(kd.capg, kd.tables, kd.upos, kd.umin,
                                                        kd.allcols, kd.n_heavy_words, kd.has_umin,
                                                        np.array(pre, np.int32))
-            inmask = np.zeros(M, np.bool_)
-            inmask[list(pre)] = True
-            K.gain_figures(pos, neg, mnr, inmask, fig, arg)
+            K.gain_figures(pos, pos + neg, mnr, fig, arg)
             b = r.prefix_mistakes + C * len(pre)
             for mn in (mu, 0):      # with and without the equivalent-points minority
                 assert K.gain_bound(b, pu, nu, mn, fig, L - len(pre), C) <= r.extension_min + EPS

@@ -220,48 +220,57 @@ def extension_bound(b, deficit, pos, tot, mn, g0, g1, f0, f1, jmax, Cs, opt_scal
 
 
 @njit(cache=True)
-def gain_figures(cpos, cneg, cmin, inmask, fig, arg):
-    """What one antecedent ``m`` not in the prefix (``inmask[m]`` False) fixes within the samples
-    U the prefix leaves uncaptured, ``cpos/cneg/cmin[m]`` being its positives, negatives and
-    equivalent-points minority in U, for a default 0 and 1: group by group (``g0 = pos - min``,
-    ``g1 = neg - min``, for any part of its capture) and net (``n0 = pos - neg``,
-    ``n1 = neg - pos``, for all of it), at least 0.  ``fig`` gets the best and the second best
-    of each, ``[g0, g0', g1, g1', n0, n0', n1, n1']``, ``arg`` the antecedent of each best."""
-    g0 = g0s = g1 = g1s = n0 = n0s = n1 = n1s = np.int64(0)
+def gain_figures(pos, tot, mnr, fig, arg):
+    """What one antecedent ``m`` fixes within the samples U a prefix leaves uncaptured,
+    ``pos/tot/mnr[m]`` being its positives, samples and equivalent-points minority in U (0 for
+    the prefix's own antecedents, which capture nothing in U and so are never a best), for a
+    default 0 and 1: group by group (``g0 = pos - min``, ``g1 = neg - min``, for any part of its
+    capture) and net (``n0 = pos - neg``, ``n1 = neg - pos``, for all of it), at least 0.
+    ``fig`` gets the best and the second best of each, ``[g0, g0', g1, g1', n0, n0', n1, n1']``,
+    ``arg`` the antecedent of each best.  Used by the CORELS search and the Rashomon
+    enumeration alike."""
+    g0 = g0s = g1 = g1s = n0 = n0s = n1 = n1s = 0.0
     ag0 = ag1 = an0 = an1 = np.int64(-1)
-    for m in range(cpos.shape[0]):
-        if inmask[m]:
-            continue
-        p = cpos[m]
-        n = cneg[m]
-        mn = cmin[m]
+    for m in range(pos.shape[0]):
+        p = pos[m]
+        n = tot[m] - p
+        mn = mnr[m]
         x = p - mn
-        if x > g0s:
-            if x > g0:
-                g0s, g0, ag0 = g0, x, m
-            else:
-                g0s = x
+        if x > g0:
+            g0s, g0, ag0 = g0, x, m
+        elif x > g0s:
+            g0s = x
         x = n - mn
-        if x > g1s:
-            if x > g1:
-                g1s, g1, ag1 = g1, x, m
-            else:
-                g1s = x
+        if x > g1:
+            g1s, g1, ag1 = g1, x, m
+        elif x > g1s:
+            g1s = x
         x = p - n
-        if x > n0s:
-            if x > n0:
-                n0s, n0, an0 = n0, x, m
-            else:
-                n0s = x
-        x = -x
-        if x > n1s:
-            if x > n1:
-                n1s, n1, an1 = n1, x, m
-            else:
-                n1s = x
+        if x > n0:
+            n0s, n0, an0 = n0, x, m
+        elif x > n0s:
+            n0s = x
+        if -x > n1:
+            n1s, n1, an1 = n1, -x, m
+        elif -x > n1s:
+            n1s = -x
     fig[0], fig[1], fig[2], fig[3] = g0, g0s, g1, g1s
     fig[4], fig[5], fig[6], fig[7] = n0, n0s, n1, n1s
     arg[0], arg[1], arg[2], arg[3] = ag0, ag1, an0, an1
+
+
+@njit(cache=True, inline="always")
+def child_figures(fig, arg, j, pv, nv, mv):
+    """``(c0, c1, e0, e1)``: what any antecedent fixes after the child ``p + j`` (``j`` captures
+    ``pv`` positives, ``nv`` negatives and ``mv`` minority of the parent's U), from the
+    parent's :func:`gain_figures`, for a default 0 and 1: group by group at most what it did
+    before (the best over ``m != j``), and net at most its net figure before plus what ``j``
+    takes that it would get wrong (``j``'s group-by-group figure for the other default)."""
+    c0 = fig[1] if j == arg[0] else fig[0]
+    c1 = fig[3] if j == arg[1] else fig[2]
+    e0 = min(c0, max(0.0, (fig[5] if j == arg[2] else fig[4]) + (nv - mv)))
+    e1 = min(c1, max(0.0, (fig[7] if j == arg[3] else fig[6]) + (pv - mv)))
+    return c0, c1, e0, e1
 
 
 @njit(cache=True)
@@ -279,14 +288,9 @@ def child_gain_bound(b, pu, nu, mn, pv, nv, mv, j, fig, arg, jmax, C):
     """The gain bound on every strict extension of the child ``p + j`` (scaled bound ``b``;
     ``j`` captures ``pv`` positives, ``nv`` negatives and ``mv`` minority of the parent's
     uncaptured ``pu``, ``nu``; the child leaves ``mn`` minority, 0 without that bound)
-    from the parent's :func:`gain_figures`: after ``j`` an antecedent ``m`` fixes group by group
-    at most what it did before (the best over ``m != j``), and its net figure grows by at most
-    what ``j`` takes that ``m`` would get wrong, ``j``'s group-by-group figure for the other
-    default (module doc of :mod:`rulecert.search.corels.rashomon`, bullet "gain bound")."""
-    c0 = fig[1] if j == arg[0] else fig[0]
-    c1 = fig[3] if j == arg[1] else fig[2]
-    e0 = min(c0, max(0.0, (fig[5] if j == arg[2] else fig[4]) + (nv - mv)))
-    e1 = min(c1, max(0.0, (fig[7] if j == arg[3] else fig[6]) + (pv - mv)))
+    from the parent's :func:`gain_figures` through :func:`child_figures` (module doc of
+    :mod:`rulecert.search.corels.rashomon`, bullet "gain bound")."""
+    c0, c1, e0, e1 = child_figures(fig, arg, j, pv, nv, mv)
     return extension_bound(b, 0.0, pu - pv, pu + nu - pv - nv, mn, c0, c1, e0, e1, jmax, C,
                            -np.inf)
 
@@ -585,7 +589,7 @@ def search_chunk(capg, tables, upos, umin, allcols, Wh, has_umin, C, params,
     mshift = _map_shift(mcap)
     # the children's counts (evaluated before any is queued) and their gain figures
     cpos = np.zeros(M, np.int64)
-    cneg = np.zeros(M, np.int64)
+    ctot = np.zeros(M, np.int64)
     cmin = np.zeros(M, np.int64)
     fig = np.zeros(8, np.float64)
     arg = np.zeros(4, np.int64)
@@ -641,16 +645,20 @@ def search_chunk(capg, tables, upos, umin, allcols, Wh, has_umin, C, params,
         K1 = d + 1
         improved = False
         for j in range(M):
-            if not inmask[j]:
+            if inmask[j]:       # captures nothing in u
+                cpos[j] = ctot[j] = cmin[j] = 0
+            else:
                 ist[S_CHILDREN] += 1
-                cpos[j], cneg[j], cmin[j] = _sums(u, capg, j, tables, upos, umin, Wh, W, has_umin)
+                pv, nv, cmin[j] = _sums(u, capg, j, tables, upos, umin, Wh, W, has_umin)
+                cpos[j] = pv
+                ctot[j] = pv + nv
         # the gain bound: with the exact counts, on every strict extension of the node (all its
         # children at once); the longest tail is capped by max_length and Theorem 4
         L = max_len
         if plen and ist[S_KMAX] < L:
             L = ist[S_KMAX]
         if look:
-            gain_figures(cpos, cneg, cmin, inmask, fig, arg)
+            gain_figures(cpos, ctot, cmin, fig, arg)
             if (K1 <= L and gain_bound(m_par + C * d, pu, nu, mu if eq else 0, fig, L - d, C)
                     >= R - TOL):
                 ist[S_CLOSED_GAIN] += 1
@@ -661,7 +669,7 @@ def search_chunk(capg, tables, upos, umin, allcols, Wh, has_umin, C, params,
             if inmask[j]:
                 continue
             pv = cpos[j]
-            nv = cneg[j]
+            nv = ctot[j] - pv
             mv = cmin[j]
             ncap = pv + nv
             if supp and support_prunes(ncap, C):

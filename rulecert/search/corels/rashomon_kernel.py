@@ -17,7 +17,7 @@ import numba
 import numpy as np
 
 # numba's on-disk cache checks only this file: change it too when the kernel's functions change
-from .kernel import tail_cost
+from .kernel import child_figures, gain_figures, tail_cost
 
 RC_DONE, RC_BUDGET, RC_FULL, RC_MODELS = 0, 1, 2, 3
 
@@ -99,7 +99,7 @@ def _memo_store(mrow, mval, d, words, tail, dd):
 @numba.njit(cache=True)
 def _expand(d, A, stats, U, left, counts, prefix, b, mk, deficit, ch_ants, ch_b, ch_mk, ch_def,
             ch_deep, nch, nxt, Cs, T, opt_scaled, L, min_capture, c, N, thr_incl,
-            out_prefix, out_len, out_obj, nout, Uw, captw, mrow, mval, tw, mres):
+            out_prefix, out_len, out_obj, nout, Uw, captw, mrow, mval, tw, mres, fig, arg):
     """Children of the prefix at depth ``d``: record those within the threshold, keep those
     an extension could keep.  ``counts[d]`` holds what each antecedent captures within U[d].
 
@@ -121,31 +121,10 @@ def _expand(d, A, stats, U, left, counts, prefix, b, mk, deficit, ch_ants, ch_b,
     l0 = left[d, 0]
     l1 = left[d, 1]
     l2 = left[d, 2]
-    # what one antecedent fixes within U[d] for a default 0 / 1: group by group (any part of
-    # its capture, g) and net (its whole capture, n); the best two of each (a child's own
-    # antecedent captures nothing after it; those of the prefix capture nothing, so 0)
-    g0 = g0s = g1 = g1s = n0 = n0s = n1 = n1s = 0.0
-    ag0 = ag1 = an0 = an1 = -1
-    for m in range(M):
-        x = counts[d, m, 0] - counts[d, m, 2]
-        if x > g0:
-            g0s, g0, ag0 = g0, x, m
-        elif x > g0s:
-            g0s = x
-        x = counts[d, m, 1] - counts[d, m, 0] - counts[d, m, 2]
-        if x > g1:
-            g1s, g1, ag1 = g1, x, m
-        elif x > g1s:
-            g1s = x
-        x = 2.0 * counts[d, m, 0] - counts[d, m, 1]
-        if x > n0:
-            n0s, n0, an0 = n0, x, m
-        elif x > n0s:
-            n0s = x
-        if -x > n1:
-            n1s, n1, an1 = n1, -x, m
-        elif -x > n1s:
-            n1s = -x
+    # what one antecedent fixes within U[d] for a default 0 / 1, the best two of each (a
+    # child's own antecedent captures nothing after it; those of the prefix capture nothing)
+    gain_figures(counts[d, :, 0], counts[d, :, 1], counts[d, :, 2], fig, arg)
+    g0, g1, n0, n1 = fig[0], fig[2], fig[4], fig[6]
     tail, dd = _bound_parts(l0, l1, l2, g0, g1, min(n0, g0), min(n1, g1), L - K, Cs)
     mres[0] = tail
     mres[1] = dd
@@ -189,15 +168,10 @@ def _expand(d, A, stats, U, left, counts, prefix, b, mk, deficit, ch_ants, ch_b,
                 out_obj[i] = objective
                 nout[0] = i + 1
         if K + 1 < L:
-            # what an antecedent fixes after the child's: at most its group-by-group figure
-            # now, and at most its net figure now plus what the child's antecedent takes that
-            # is wrong for that default (w0, w1)
-            c0 = g0s if m == ag0 else g0
-            c1 = g1s if m == ag1 else g1
+            # what an antecedent fixes after the child's (child_figures)
+            c0, c1, e0, e1 = child_figures(fig, arg, m, pos, tot - pos, mn)
             w0 = tot - pos - mn         # what m takes that is wrong for a default 0 (and 1)
             w1 = pos - mn
-            e0 = min(c0, max(0.0, (n0s if m == an0 else n0) + w0))
-            e1 = min(c1, max(0.0, (n1s if m == an1 else n1) + w1))
             t1, dd1 = _bound_parts(pos_left, tot_left, l2 - mn, c0, c1, e0, e1, L - K - 1, Cs)
             deep = max(bch + t1, opt_scaled + defc + dd1)
             if deep <= T:
@@ -250,12 +224,14 @@ def dfs(A, capt, grp_ptr, grp_ants, stats, U, left, counts, prefix, b, mk, defic
     cap = out_obj.shape[0]
     tw = np.zeros(Uw.shape[1], dtype=np.uint64)
     mres = np.zeros(2)
+    fig = np.zeros(8)
+    arg = np.zeros(4, dtype=np.int64)
     memo = mrow.shape[0] > 1
     depth = state[0]
     if state[1] == 0:           # the root
         _expand(0, A, stats, U, left, counts, prefix, b, mk, deficit, ch_ants, ch_b, ch_mk, ch_def,
                 ch_deep, nch, nxt, Cs, T, opt_scaled, L, min_capture, c, N, thr_incl,
-                out_prefix, out_len, out_obj, nout, Uw, captw, mrow, mval, tw, mres)
+                out_prefix, out_len, out_obj, nout, Uw, captw, mrow, mval, tw, mres, fig, arg)
         state[1] = 1
         depth = 0
     done = 0
@@ -305,7 +281,7 @@ def dfs(A, capt, grp_ptr, grp_ants, stats, U, left, counts, prefix, b, mk, defic
         deficit[d1] = ch_def[depth, j]
         _expand(d1, A, stats, U, left, counts, prefix, b, mk, deficit, ch_ants, ch_b, ch_mk, ch_def,
                 ch_deep, nch, nxt, Cs, T, opt_scaled, L, min_capture, c, N, thr_incl,
-                out_prefix, out_len, out_obj, nout, Uw, captw, mrow, mval, tw, mres)
+                out_prefix, out_len, out_obj, nout, Uw, captw, mrow, mval, tw, mres, fig, arg)
         if memo:
             _memo_store(mrow, mval, d1, Uw[d1], mres[0], mres[1])
         state[1] += 1
