@@ -26,6 +26,7 @@ import warnings
 
 from bench_rulelist_mip_compas import commit, cpu_seconds   # experiments/ is on the path
 from rulecert.datasets import load_compas_corels_problem
+from rulecert.mipmodels.cpsat import set_parameters
 from rulecert.mipmodels.rulelist import CUT_FAMILIES, DEFAULT_CUTS
 from rulecert.mipmodels.rulelist.fit import CPSAT_PARAMETERS
 from rulecert.mipmodels.rulelist.formulation import (RuleListMIP, group_data,
@@ -38,6 +39,7 @@ DEFAULT = DEFAULT_CUTS["cpsat"]
 CONFIGS = {  # name -> (CP-SAT parameters, cut families); subsolver names: ortools' GetNamedParameters
     "default": (dict(CPSAT_PARAMETERS), DEFAULT),
     "with_disjoint": (dict(CPSAT_PARAMETERS), CUT_FAMILIES),
+    "descent": ({**CPSAT_PARAMETERS, "max_sat_stratification": "STRATIFICATION_DESCENT"}, DEFAULT),
     "core+core_max_lp": ({"subsolvers": ["core", "core_max_lp"]}, DEFAULT),
     "core+core_default_lp": ({"subsolvers": ["core", "core_default_lp"]}, DEFAULT),
     "core+obj_shaving": ({"subsolvers": ["core", "objective_shaving_max_lp"]}, DEFAULT),
@@ -68,11 +70,7 @@ def run_config(problem, G, c, K, prefix, params, cuts, dtime, seed, log):
     p.random_seed = seed
     p.max_deterministic_time = float(dtime)
     p.log_search_progress = log
-    for name, value in params.items():
-        if isinstance(value, list):
-            getattr(p, name).extend(value)
-        else:
-            setattr(p, name, value)
+    set_parameters(p, params)
     cpu0, t0 = cpu_seconds(), time.perf_counter()
     st = solver.solve(m)
     wall, cpu = time.perf_counter() - t0, cpu_seconds() - cpu0

@@ -6,6 +6,7 @@ pyproject.toml pins a set that works, and this test keeps it honest.
 import math
 
 import numpy as np
+import pytest
 
 
 def _tiny_knapsack():
@@ -67,3 +68,18 @@ def test_cpsat_unknown_status_gives_no_bound():
     assert res.bound == -math.inf
     full = cx.solve(m, [x])
     assert full.objective == -5 and full.bound == -5
+
+
+def test_cpsat_parameters_by_name():
+    """set_parameters: a list extends a repeated field, a string naming an enum constant sets
+    the constant, a plain value is set; an unknown name is an error, not ignored."""
+    from ortools.sat.python import cp_model
+    from rulecert.mipmodels.cpsat import set_parameters
+    p = cp_model.CpSolver().parameters
+    set_parameters(p, {"subsolvers": ["core", "default_lp"], "num_full_subsolvers": 2,
+                       "max_sat_stratification": "STRATIFICATION_NONE", "log_prefix": "x"})
+    assert list(p.subsolvers) == ["core", "default_lp"] and p.num_full_subsolvers == 2
+    assert p.max_sat_stratification == p.STRATIFICATION_NONE
+    assert p.log_prefix == "x"
+    with pytest.raises((AttributeError, TypeError)):
+        set_parameters(p, {"no_such_parameter": 1})

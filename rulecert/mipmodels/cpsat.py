@@ -55,6 +55,20 @@ def _watcher(watch: Watch, on_solution):
     return _Watcher()
 
 
+def set_parameters(p, parameters: dict) -> None:
+    """Set CP-SAT parameters by name on ``p`` (``solver.parameters``): a list extends a
+    repeated field (``"subsolvers"``), a string that names one of CP-SAT's enum constants
+    sets that constant (``"max_sat_stratification": "STRATIFICATION_NONE"``), anything else
+    is set as it is."""
+    for name, value in parameters.items():
+        if isinstance(value, (list, tuple)):
+            getattr(p, name).extend(value)
+        elif isinstance(value, str) and value.isupper() and hasattr(p, value):
+            setattr(p, name, getattr(p, value))
+        else:
+            setattr(p, name, value)
+
+
 def solve(model: "cp_model.CpModel", variables, *, time_limit: float | None = None,
           workers: int = 2, seed: int = 0, deterministic_time: float | None = None,
           hint: np.ndarray | None = None, warm_start_objective: float | None = None,
@@ -95,8 +109,7 @@ def solve(model: "cp_model.CpModel", variables, *, time_limit: float | None = No
         p.max_time_in_seconds = float(time_limit)
     if deterministic_time is not None:
         p.max_deterministic_time = float(deterministic_time)
-    for name, value in (parameters or {}).items():
-        setattr(p, name, value)
+    set_parameters(p, parameters or {})
     watch = Watch()
     solver.best_bound_callback = lambda b: watch.note(bound=b)
     cb = _watcher(watch, on_solution)
