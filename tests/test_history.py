@@ -72,12 +72,21 @@ def test_frl_monte_carlo_history(compas):
 
 
 def test_frl_solve_both_phases_have_histories(compas):
+    """The exact phase is stopped by its callback at its 20th sample (a count: a node limit
+    gave 8 samples on a fast machine); the Monte-Carlo phase, which a callback stop would end
+    with the call, by 6000 iterations, far over one 0.05 s sampling period on any machine."""
     from rulecert.search.falling import solve
-    # work limits for both phases (3000 Monte Carlo iterations, 1500 branch-and-bound nodes:
-    # about 0.8 s and 1.4 s on an idle machine): a loaded machine runs them longer and so
-    # samples them more often, never less
-    sol = solve(compas, "frl", 7.0, 1e-6, iterations=3000, node_limit=1500,
-                time_limit=HANG_GUARD, history_every=0.05)
+    seen = []
+
+    def stop_exact_at_20(info):
+        if "nodes" in info:
+            seen.append(info)
+        return len(seen) >= 20
+
+    sol = solve(compas, "frl", 7.0, 1e-6, iterations=6000, time_limit=HANG_GUARD,
+                history_every=0.05, callback=stop_exact_at_20)
+    assert "callback" in sol.certificate.message, sol.certificate.summary()
+    assert sol.certificate.solver == "frl-bnb"      # the exact phase ran, after the Monte Carlo
     _assert_draws_the_run(sol.certificate)
     _assert_draws_the_run(sol.monte_carlo_certificate, min_samples=3)
 
