@@ -100,7 +100,7 @@ def lp_probe(P, rows):
         lp, secs = lp_bound(sub, K)
         _, early = solve(sub, "frl", W, C, method="exact", max_length=K, node_limit=100)
         _, cert = solve(sub, "frl", W, C, method="exact", max_length=K, node_limit=20_000)
-        print(f"{seed:4d} {sub.groups[0].shape[0]:6d}  {lp:.6f} {secs:5.1f}   {cert.objective:.4f}"
+        print(f"{seed:4d} {sub.groups[0].shape[0]:6d}  {lp:9.2e} {secs:5.1f}   {cert.objective:.4f}"
               f"             {early.lower_bound:.4f}     {cert.lower_bound:.4f} "
               f"({cert.termination.value}, {cert.nodes:,})", flush=True)
 
