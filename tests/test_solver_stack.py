@@ -71,15 +71,21 @@ def test_cpsat_unknown_status_gives_no_bound():
 
 
 def test_cpsat_parameters_by_name():
-    """set_parameters: a list extends a repeated field, a string naming an enum constant sets
-    the constant, a plain value is set; an unknown name is an error, not ignored."""
+    """set_parameters: a list extends a repeated field, a string naming one of an enum field's
+    constants sets it, a plain value (a string field's too) is set; an unknown name, or a
+    constant that is not the field's, is an error, not ignored."""
     from ortools.sat.python import cp_model
     from rulecert.mipmodels.cpsat import set_parameters
     p = cp_model.CpSolver().parameters
     set_parameters(p, {"subsolvers": ["core", "default_lp"], "num_full_subsolvers": 2,
-                       "max_sat_stratification": "STRATIFICATION_NONE", "log_prefix": "x"})
+                       "max_sat_stratification": "STRATIFICATION_NONE",
+                       "log_prefix": "FIXED_SEARCH"})
     assert list(p.subsolvers) == ["core", "default_lp"] and p.num_full_subsolvers == 2
     assert p.max_sat_stratification == p.STRATIFICATION_NONE
-    assert p.log_prefix == "x"
+    assert p.log_prefix == "FIXED_SEARCH"      # a string field keeps the string
     with pytest.raises((AttributeError, TypeError)):
         set_parameters(p, {"no_such_parameter": 1})
+    with pytest.raises(ValueError, match="STRATIFICATION_NONE"):     # a constant of another
+        set_parameters(p, {"max_sat_stratification": "NO_STRATIFICATION"})
+    with pytest.raises(ValueError, match="max_sat_stratification"):
+        set_parameters(p, {"max_sat_stratification": "FIXED_SEARCH"})    # enum of search_branching

@@ -57,16 +57,20 @@ def _watcher(watch: Watch, on_solution):
 
 def set_parameters(p, parameters: dict) -> None:
     """Set CP-SAT parameters by name on ``p`` (``solver.parameters``): a list extends a
-    repeated field (``"subsolvers"``), a string that names one of CP-SAT's enum constants
-    sets that constant (``"max_sat_stratification": "STRATIFICATION_NONE"``), anything else
-    is set as it is."""
+    repeated field (``"subsolvers"``), a string given to an enum field names one of that
+    field's constants (``"max_sat_stratification": "STRATIFICATION_NONE"``), anything else is
+    set as it is.  An unknown parameter or constant raises before anything is solved."""
     for name, value in parameters.items():
         if isinstance(value, (list, tuple)):
             getattr(p, name).extend(value)
-        elif isinstance(value, str) and value.isupper() and hasattr(p, value):
-            setattr(p, name, getattr(p, value))
-        else:
-            setattr(p, name, value)
+            continue
+        constants = getattr(type(getattr(p, name)), "__members__", None)   # an enum field's
+        if isinstance(value, str) and constants is not None:
+            if value not in constants:
+                raise ValueError(f"CP-SAT parameter {name}: {value!r} is not one of "
+                                 f"{sorted(constants)}")
+            value = constants[value]
+        setattr(p, name, value)
 
 
 def solve(model: "cp_model.CpModel", variables, *, time_limit: float | None = None,
